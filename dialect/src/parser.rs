@@ -1,0 +1,486 @@
+//! Parses LIR text into a [`Module`].
+//!
+//! Two steps: the pest grammar in `lir.pest` checks the syntax, then a resolver turns names into
+//! typed ids (tiers, pipes, buffers, ops). Op names are resolved over the whole module, so a
+//! dependency on an op written later is not an "unknown op" but a schedule violation that the
+//! verifier reports. The parser never panics: every failure is a [`ParseError`] with a location
+//! and a sentence that says what was expected, in words rather than grammar rule names.
+
+use crate::diag::{Loc, Located};
+use crate::ids::{BufferId, OpId, PipeId, TierId};
+use crate::module::{Buffer, Dep, DepKind, Module, Op, OpKind, Phase};
+use crate::target::{SpillCost, Target, Tier};
+use pest::iterators::Pair;
+use pest::Parser as _;
+use std::collections::HashMap;
+
+#[allow(missing_docs)] // pest generates a public `Rule` enum.
+mod grammar {
+    #[derive(pest_derive::Parser)]
+    #[grammar = "lir.pest"]
+    pub(super) struct LirGrammar;
+}
+use grammar::{LirGrammar, Rule};
+
+/// Why a text is not a LIR module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The text does not follow the grammar.
+    #[error("{message}")]
+    Syntax {
+        /// Where parsing stopped.
+        loc: Loc,
+        /// What was expected there, in words.
+        message: String,
+    },
+    /// `phase(...)` names no phase.
+    #[error("unknown phase `{found}`; valid phases: parsed, scheduled, planned, refined")]
+    UnknownPhase {
+        /// Where.
+        loc: Loc,
+        /// The word found.
+        found: String,
+    },
+    /// A name is declared twice (a tier, a pipe, a buffer or an op).
+    #[error("{what} `{name}` is defined twice (first at line {})", first.line)]
+    Duplicate {
+        /// Where the second definition is.
+        loc: Loc,
+        /// "tier", "pipe", "buffer" or "op".
+        what: &'static str,
+        /// The name as written.
+        name: String,
+        /// Where the first definition is.
+        first: Loc,
+    },
+    /// A name that is not declared (tier, pipe, buffer or op).
+    #[error("unknown {what} `{name}`{}", if valid.is_empty() { String::new() } else { format!("; valid {what}s: {valid}") })]
+    Unknown {
+        /// Where the name is used.
+        loc: Loc,
+        /// "tier", "pipe", "buffer" or "op".
+        what: &'static str,
+        /// The name as written.
+        name: String,
+        /// The declared names, for tiers and pipes.
+        valid: String,
+    },
+    /// A number that does not fit the field.
+    #[error("number `{text}` is too large")]
+    NumberTooLarge {
+        /// Where.
+        loc: Loc,
+        /// The digits.
+        text: String,
+    },
+}
+
+impl Located for ParseError {
+    fn loc(&self) -> Option<Loc> {
+        Some(match self {
+            ParseError::Syntax { loc, .. }
+            | ParseError::UnknownPhase { loc, .. }
+            | ParseError::Duplicate { loc, .. }
+            | ParseError::Unknown { loc, .. }
+            | ParseError::NumberTooLarge { loc, .. } => *loc,
+        })
+    }
+}
+
+/// Parses one module.
+pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    let mut pairs = LirGrammar::parse(Rule::file, text).map_err(syntax_error)?;
+    let file = pairs.next().expect("the file rule always yields one pair");
+    let module = file.into_inner().next().expect("a file holds one module");
+    Resolver::default().module(module)
+}
+
+fn syntax_error(err: pest::error::Error<Rule>) -> ParseError {
+    let (line, col) = match err.line_col {
+        pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
+    };
+    let message = match &err.variant {
+        pest::error::ErrorVariant::ParsingError { positives, .. } => {
+            let mut words: Vec<&str> = positives.iter().map(|r| describe(*r)).collect();
+            words.sort_unstable();
+            words.dedup();
+            let found = found_token(err.line(), col);
+            format!("expected {}, found {found}", or_list(&words))
+        }
+        pest::error::ErrorVariant::CustomError { message } => message.clone(),
+    };
+    ParseError::Syntax {
+        loc: Loc::new(line, col),
+        message,
+    }
+}
+
+fn found_token(line: &str, col: usize) -> String {
+    let rest: String = line.chars().skip(col.saturating_sub(1)).collect();
+    let token: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .take(24)
+        .collect();
+    if token.is_empty() {
+        "the end of the line".to_owned()
+    } else {
+        format!("`{token}`")
+    }
+}
+
+fn or_list(words: &[&str]) -> String {
+    match words {
+        [] => "something else".to_owned(),
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// The words users see for grammar rules in "expected …" messages.
+fn describe(rule: Rule) -> &'static str {
+    match rule {
+        Rule::EOI => "the end of the input",
+        Rule::file | Rule::module => "`module @name phase(...) {`",
+        Rule::module_name => "a module name like `@conv0`",
+        Rule::target => "a `target { ... }` block",
+        Rule::tiers => "`tiers NAME = CAPACITY, ...`",
+        Rule::tier => "a tier like `L1 = 4096`",
+        Rule::staging => "`l0`",
+        Rule::pipes => "`pipes NAME, ...`",
+        Rule::spill_model => "`spill_out PIPE, spill_in PIPE, spill_cost = BASE + PER_BYTE * size`",
+        Rule::l0_rule => "`l0_exclusive = true|false`",
+        Rule::boolean => "`true` or `false`",
+        Rule::buffer => "a buffer declaration `buffer @bN : TIER[SIZE]`",
+        Rule::backed => "`backed`",
+        Rule::op => "an op `%N = ...`",
+        Rule::alloc | Rule::free | Rule::spill_out | Rule::spill_in | Rule::compute => {
+            "an op body (`alloc`, `free`, `spill_out`, `spill_in` or `OPCODE PIPE CYCLES (@b...)`)"
+        }
+        Rule::at => "`at OFFSET`",
+        Rule::deps => "`after(...)`",
+        Rule::dep => "a dependency like `%12` or `%12 spill`",
+        Rule::dep_kind => "a dependency kind (`spill` or `reuse`)",
+        Rule::word => "a name",
+        Rule::opcode => "an upper-case opcode",
+        Rule::int => "a number",
+        Rule::buf_ref => "a buffer like `@b3`",
+        Rule::op_ref => "an op like `%12`",
+        Rule::WHITESPACE | Rule::COMMENT => "white space",
+    }
+}
+
+fn loc_of(pair: &Pair<'_, Rule>) -> Loc {
+    let (line, col) = pair.line_col();
+    Loc::new(line, col)
+}
+
+fn number<T: std::str::FromStr>(src: &impl NumberSource) -> Result<T, ParseError> {
+    src.text()
+        .parse::<T>()
+        .map_err(|_| ParseError::NumberTooLarge {
+            loc: src.loc(),
+            text: src.text().to_owned(),
+        })
+}
+
+/// A name table that remembers where each name was defined.
+struct Names<Id> {
+    what: &'static str,
+    ids: HashMap<String, (Id, Loc)>,
+}
+
+impl<Id: Copy> Names<Id> {
+    fn new(what: &'static str) -> Self {
+        Names {
+            what,
+            ids: HashMap::new(),
+        }
+    }
+
+    fn define(&mut self, name: &str, id: Id, loc: Loc) -> Result<(), ParseError> {
+        if let Some(&(_, first)) = self.ids.get(name) {
+            return Err(ParseError::Duplicate {
+                loc,
+                what: self.what,
+                name: name.to_owned(),
+                first,
+            });
+        }
+        self.ids.insert(name.to_owned(), (id, loc));
+        Ok(())
+    }
+
+    fn get(&self, pair: &Pair<'_, Rule>, valid: impl FnOnce() -> String) -> Result<Id, ParseError> {
+        self.ids
+            .get(pair.as_str())
+            .map(|&(id, _)| id)
+            .ok_or_else(|| ParseError::Unknown {
+                loc: loc_of(pair),
+                what: self.what,
+                name: pair.as_str().to_owned(),
+                valid: valid(),
+            })
+    }
+}
+
+#[derive(Default)]
+struct Resolver {
+    target: Option<Target>,
+}
+
+impl Resolver {
+    fn target(&self) -> &Target {
+        self.target
+            .as_ref()
+            .expect("the grammar puts the target first")
+    }
+
+    fn module(&mut self, pair: Pair<'_, Rule>) -> Result<Module, ParseError> {
+        let mut inner = pair.into_inner();
+        let name = inner.next().expect("module name").as_str()[1..].to_owned();
+        let phase_pair = inner.next().expect("phase");
+        let phase =
+            Phase::from_keyword(phase_pair.as_str()).ok_or_else(|| ParseError::UnknownPhase {
+                loc: loc_of(&phase_pair),
+                found: phase_pair.as_str().to_owned(),
+            })?;
+        self.target = Some(self.parse_target(inner.next().expect("target"))?);
+        let mut module = Module::new(name, self.target().clone());
+        module.phase = phase;
+
+        let mut buffers = Names::<BufferId>::new("buffer");
+        let mut op_pairs = Vec::new();
+        for item in inner {
+            match item.as_rule() {
+                Rule::buffer => {
+                    let loc = loc_of(&item);
+                    let (buffer, name_pair) = self.parse_buffer(item)?;
+                    let id = BufferId::new(module.buffers.len());
+                    buffers.define(name_pair.as_str(), id, loc_of(&name_pair))?;
+                    module.add_buffer(Buffer {
+                        loc: Some(loc),
+                        ..buffer
+                    });
+                }
+                Rule::op => op_pairs.push(item),
+                _ => {}
+            }
+        }
+
+        let mut ops = Names::<OpId>::new("op");
+        for (i, pair) in op_pairs.iter().enumerate() {
+            let name_pair = pair.clone().into_inner().next().expect("op name");
+            ops.define(name_pair.as_str(), OpId::new(i), loc_of(&name_pair))?;
+        }
+        for pair in op_pairs {
+            let op = self.parse_op(pair, &buffers, &ops)?;
+            module.push_op(op);
+        }
+        Ok(module)
+    }
+
+    fn parse_target(&self, pair: Pair<'_, Rule>) -> Result<Target, ParseError> {
+        let mut inner = pair.into_inner();
+        let mut tiers = Vec::new();
+        let mut tier_names = Names::<TierId>::new("tier");
+        for tier in inner.next().expect("tiers").into_inner() {
+            let mut parts = tier.into_inner();
+            let name = parts.next().expect("tier name");
+            let capacity = number(&parts.next().expect("capacity"))?;
+            tier_names.define(name.as_str(), TierId::new(tiers.len()), loc_of(&name))?;
+            tiers.push(Tier {
+                name: name.as_str().to_owned(),
+                capacity,
+                staging: parts.next().is_some(),
+            });
+        }
+        let mut pipes = Vec::new();
+        let mut pipe_names = Names::<PipeId>::new("pipe");
+        for pipe in inner.next().expect("pipes").into_inner() {
+            pipe_names.define(pipe.as_str(), PipeId::new(pipes.len()), loc_of(&pipe))?;
+            pipes.push(pipe.as_str().to_owned());
+        }
+        let valid_pipes = || pipes.join(", ");
+        let mut spill = inner.next().expect("spill model").into_inner();
+        let spill_out_pipe = pipe_names.get(&spill.next().expect("out pipe"), valid_pipes)?;
+        let spill_in_pipe = pipe_names.get(&spill.next().expect("in pipe"), valid_pipes)?;
+        let spill_cost = SpillCost {
+            base: number(&spill.next().expect("base"))?,
+            per_byte: number(&spill.next().expect("per byte"))?,
+        };
+        let l0_exclusive = inner
+            .next()
+            .expect("l0 rule")
+            .into_inner()
+            .next()
+            .expect("boolean")
+            .as_str()
+            == "true";
+        Ok(Target {
+            tiers,
+            pipes,
+            spill_out_pipe,
+            spill_in_pipe,
+            spill_cost,
+            l0_exclusive,
+        })
+    }
+
+    fn parse_buffer<'i>(
+        &self,
+        pair: Pair<'i, Rule>,
+    ) -> Result<(Buffer, Pair<'i, Rule>), ParseError> {
+        let mut inner = pair.into_inner();
+        let name_pair = inner.next().expect("buffer name");
+        let name = number(&digits(&name_pair))?;
+        let tier_pair = inner.next().expect("tier");
+        let tier = self.tier(&tier_pair)?;
+        let size = number(&inner.next().expect("size"))?;
+        let backed = inner.next().is_some();
+        Ok((
+            Buffer {
+                name,
+                tier,
+                size,
+                backed,
+                loc: None,
+            },
+            name_pair,
+        ))
+    }
+
+    fn tier(&self, pair: &Pair<'_, Rule>) -> Result<TierId, ParseError> {
+        let target = self.target();
+        target
+            .tier_named(pair.as_str())
+            .ok_or_else(|| ParseError::Unknown {
+                loc: loc_of(pair),
+                what: "tier",
+                name: pair.as_str().to_owned(),
+                valid: target.tier_names(),
+            })
+    }
+
+    fn pipe(&self, pair: &Pair<'_, Rule>) -> Result<PipeId, ParseError> {
+        let target = self.target();
+        target
+            .pipe_named(pair.as_str())
+            .ok_or_else(|| ParseError::Unknown {
+                loc: loc_of(pair),
+                what: "pipe",
+                name: pair.as_str().to_owned(),
+                valid: target.pipe_names(),
+            })
+    }
+
+    fn parse_op(
+        &self,
+        pair: Pair<'_, Rule>,
+        buffers: &Names<BufferId>,
+        ops: &Names<OpId>,
+    ) -> Result<Op, ParseError> {
+        let mut inner = pair.into_inner();
+        let name_pair = inner.next().expect("op name");
+        let name = number(&digits(&name_pair))?;
+        let body = inner.next().expect("op body");
+        let buffer = |p: &Pair<'_, Rule>| buffers.get(p, String::new);
+        let mut parts = body.clone().into_inner();
+        let mut next = || parts.next().expect("grammar guarantees the part");
+        let kind = match body.as_rule() {
+            Rule::alloc => {
+                let buffer = buffer(&next())?;
+                let offset = match parts.next() {
+                    Some(at) => Some(offset(at)?),
+                    None => None,
+                };
+                OpKind::Alloc { buffer, offset }
+            }
+            Rule::free => OpKind::Free {
+                buffer: buffer(&next())?,
+            },
+            Rule::spill_out => OpKind::SpillOut {
+                buffer: buffer(&next())?,
+                pipe: self.pipe(&next())?,
+                cycles: number(&next())?,
+            },
+            Rule::spill_in => OpKind::SpillIn {
+                buffer: buffer(&next())?,
+                offset: offset(next())?,
+                pipe: self.pipe(&next())?,
+                cycles: number(&next())?,
+            },
+            Rule::compute => {
+                let opcode = next().as_str().to_owned();
+                let pipe = self.pipe(&next())?;
+                let cycles = number(&next())?;
+                let operands = parts
+                    .by_ref()
+                    .map(|p| buffer(&p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                OpKind::Compute {
+                    opcode,
+                    pipe,
+                    cycles,
+                    operands,
+                }
+            }
+            rule => unreachable!("op body rule {rule:?}"),
+        };
+        let mut deps = Vec::new();
+        if let Some(list) = inner.next() {
+            for dep in list.into_inner() {
+                let mut dep_parts = dep.into_inner();
+                let target = ops.get(&dep_parts.next().expect("dep op"), String::new)?;
+                let kind = match dep_parts.next().map(|k| k.as_str()) {
+                    None => DepKind::Precedence,
+                    Some("spill") => DepKind::Spill,
+                    Some(_) => DepKind::Reuse,
+                };
+                deps.push(Dep { op: target, kind });
+            }
+        }
+        Ok(Op {
+            name,
+            kind,
+            deps,
+            loc: Some(loc_of(&name_pair)),
+        })
+    }
+}
+
+/// The digits of a `%N` or `@bN` reference, as a pair with the same location.
+fn digits<'i>(pair: &Pair<'i, Rule>) -> DigitsOf<'i> {
+    DigitsOf(pair.clone())
+}
+
+fn offset(at: Pair<'_, Rule>) -> Result<u64, ParseError> {
+    number(&at.into_inner().next().expect("offset"))
+}
+
+/// Lets `number` read the digits after the sigil of a reference while keeping its location.
+struct DigitsOf<'i>(Pair<'i, Rule>);
+
+trait NumberSource {
+    fn text(&self) -> &str;
+    fn loc(&self) -> Loc;
+}
+
+impl NumberSource for Pair<'_, Rule> {
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+    fn loc(&self) -> Loc {
+        loc_of(self)
+    }
+}
+
+impl NumberSource for DigitsOf<'_> {
+    fn text(&self) -> &str {
+        self.0.as_str().trim_start_matches(['%', '@', 'b'])
+    }
+    fn loc(&self) -> Loc {
+        loc_of(&self.0)
+    }
+}

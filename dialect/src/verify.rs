@@ -1,0 +1,635 @@
+//! Structural verification of a [`Module`]: the invariants every phase must keep.
+//!
+//! Checks, in order (later checks run only when the earlier ones leave indices meaningful):
+//! 1. every id a module stores (ops, buffers, tiers, pipes, dependencies) points into its arena;
+//! 2. σ lists every op exactly once;
+//! 3. op names and buffer names are unique;
+//! 4. every dependency precedes its user in σ; when one does not and the dependencies form a
+//!    cycle, the cycle is reported instead;
+//! 5. every buffer has exactly one ALLOC and one FREE, ALLOC first, and every op that names the
+//!    buffer lies between them;
+//! 6. every buffer fits its tier;
+//! 7. phase invariants: before `planned`, no offsets, spill ops or spill/reuse dependencies; from
+//!    `planned` on, every ALLOC and SPILL_IN has an offset whose range fits the tier, spill ops run
+//!    on the target's spill pipes at the target's cost, and each buffer's spills alternate
+//!    SPILL_OUT, SPILL_IN inside its lifetime.
+//!
+//! This is structure only. Whether a plan is *valid* (addresses disjoint, uses resident, timing)
+//! is the independent replay's job (the `verify` pass). Complexity: O(V + E + B).
+
+use crate::diag::{Loc, Located};
+use crate::ids::{BufferId, OpId};
+use crate::module::{DepKind, Module, OpKind, Phase};
+use std::collections::HashMap;
+use std::fmt;
+
+/// One broken invariant, at the op or buffer it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    /// Where the offending entity is written, when the module came from text.
+    pub loc: Option<Loc>,
+    /// What is wrong.
+    pub kind: VerifyErrorKind,
+}
+
+/// The structural invariants, one variant each. Names are the ones users read (`%12`, `@b3`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyErrorKind {
+    /// An id stored in the module points past its arena.
+    #[error("{what} refers to a {entity} that does not exist (index {index})")]
+    DanglingId {
+        /// The entity holding the id.
+        what: String,
+        /// "op", "buffer", "tier" or "pipe".
+        entity: &'static str,
+        /// The bad index.
+        index: usize,
+    },
+    /// σ misses an op or lists one twice.
+    #[error("the schedule lists op %{op} {count} times; every op must appear exactly once")]
+    ScheduleCoverage {
+        /// The op's name.
+        op: u32,
+        /// How often σ lists it.
+        count: usize,
+    },
+    /// Two ops share a name.
+    #[error("op name %{name} is used twice")]
+    DuplicateOp {
+        /// The name.
+        name: u32,
+    },
+    /// Two buffers share a name.
+    #[error("buffer name @b{name} is declared twice")]
+    DuplicateBuffer {
+        /// The name.
+        name: u32,
+    },
+    /// A dependency is scheduled after (or at) its user.
+    #[error("op %{op} depends on %{dep}, which comes after it in the schedule")]
+    DepAfterUser {
+        /// The user.
+        op: u32,
+        /// The dependency.
+        dep: u32,
+    },
+    /// The dependencies form a cycle.
+    #[error("dependency cycle: {}", cycle.iter().map(|n| format!("%{n}")).collect::<Vec<_>>().join(" -> "))]
+    Cycle {
+        /// The ops on the cycle, first repeated at the end.
+        cycle: Vec<u32>,
+    },
+    /// A buffer has no ALLOC or no FREE, or more than one.
+    #[error("buffer @b{buffer} has {count} {what} ops; it needs exactly one")]
+    LifecycleCount {
+        /// The buffer.
+        buffer: u32,
+        /// "alloc" or "free".
+        what: &'static str,
+        /// How many it has.
+        count: usize,
+    },
+    /// A buffer is freed before it is allocated.
+    #[error("buffer @b{buffer} is freed by %{free} before it is allocated by %{alloc}")]
+    FreeBeforeAlloc {
+        /// The buffer.
+        buffer: u32,
+        /// Its ALLOC.
+        alloc: u32,
+        /// Its FREE.
+        free: u32,
+    },
+    /// An op names a buffer outside the buffer's ALLOC..FREE span.
+    #[error("op %{op} uses buffer @b{buffer} outside its lifetime (%{alloc} .. %{free})")]
+    UseOutsideLifetime {
+        /// The op.
+        op: u32,
+        /// The buffer.
+        buffer: u32,
+        /// Its ALLOC.
+        alloc: u32,
+        /// Its FREE.
+        free: u32,
+    },
+    /// A buffer is larger than its tier.
+    #[error("buffer @b{buffer} needs {size} bytes but tier {tier} holds {capacity}")]
+    BufferTooLarge {
+        /// The buffer.
+        buffer: u32,
+        /// Its size.
+        size: u64,
+        /// Its tier.
+        tier: String,
+        /// The tier's capacity.
+        capacity: u64,
+    },
+    /// Something the module's phase does not allow yet.
+    #[error(
+        "op %{op}: {what} is not allowed in phase `{phase}`; it appears once the module is planned"
+    )]
+    TooEarly {
+        /// The op.
+        op: u32,
+        /// What it carries.
+        what: &'static str,
+        /// The module's phase.
+        phase: Phase,
+    },
+    /// A planned ALLOC without an offset.
+    #[error("op %{op}: alloc of @b{buffer} has no offset in phase `{phase}`")]
+    MissingOffset {
+        /// The op.
+        op: u32,
+        /// The buffer.
+        buffer: u32,
+        /// The module's phase.
+        phase: Phase,
+    },
+    /// An offset puts the buffer past the end of its tier.
+    #[error("op %{op}: @b{buffer} at offset {offset} with size {size} ends past tier {tier} (capacity {capacity})")]
+    OffsetOutOfRange {
+        /// The op.
+        op: u32,
+        /// The buffer.
+        buffer: u32,
+        /// The offset.
+        offset: u64,
+        /// The buffer's size.
+        size: u64,
+        /// The tier.
+        tier: String,
+        /// Its capacity.
+        capacity: u64,
+    },
+    /// A spill op's pipe or cycles disagree with the target.
+    #[error("op %{op}: {what} is {found} but the target says {expected}")]
+    SpillModel {
+        /// The op.
+        op: u32,
+        /// "pipe" or "cycles".
+        what: &'static str,
+        /// What the op says.
+        found: String,
+        /// What the target implies.
+        expected: String,
+    },
+    /// Spill ops of a buffer do not alternate out, in inside its lifetime.
+    #[error("op %{op}: {problem}")]
+    SpillSequence {
+        /// The op.
+        op: u32,
+        /// What is out of sequence.
+        problem: String,
+    },
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+impl Located for VerifyError {
+    fn loc(&self) -> Option<Loc> {
+        self.loc
+    }
+}
+
+/// Checks every structural invariant; `Ok` or every violation found.
+pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
+    let mut v = Verifier {
+        m: module,
+        errors: Vec::new(),
+    };
+    v.ids();
+    if v.errors.is_empty() {
+        v.coverage();
+    }
+    if v.errors.is_empty() {
+        v.names();
+        let pos = module.schedule_positions();
+        v.order(&pos);
+        v.lifetimes(&pos);
+        v.sizes();
+        v.phase(&pos);
+    }
+    if v.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(v.errors)
+    }
+}
+
+struct Verifier<'m> {
+    m: &'m Module,
+    errors: Vec<VerifyError>,
+}
+
+impl Verifier<'_> {
+    fn at_op(&mut self, op: OpId, kind: VerifyErrorKind) {
+        let loc = self.m.op(op).loc;
+        self.errors.push(VerifyError { loc, kind });
+    }
+
+    fn at_buffer(&mut self, buffer: BufferId, kind: VerifyErrorKind) {
+        let loc = self.m.buffer(buffer).loc;
+        self.errors.push(VerifyError { loc, kind });
+    }
+
+    fn dangling(&mut self, what: String, entity: &'static str, index: usize) {
+        self.errors.push(VerifyError {
+            loc: None,
+            kind: VerifyErrorKind::DanglingId {
+                what,
+                entity,
+                index,
+            },
+        });
+    }
+
+    fn ids(&mut self) {
+        let m = self.m;
+        for (i, b) in m.buffers.iter().enumerate() {
+            if b.tier.index() >= m.target.tiers.len() {
+                self.dangling(format!("buffer #{i}"), "tier", b.tier.index());
+            }
+        }
+        for &p in &[m.target.spill_out_pipe, m.target.spill_in_pipe] {
+            if p.index() >= m.target.pipes.len() {
+                self.dangling("the target's spill model".into(), "pipe", p.index());
+            }
+        }
+        for (i, op) in m.ops.iter().enumerate() {
+            let what = || format!("op #{i} (%{})", op.name);
+            for b in op.kind.buffers() {
+                if b.index() >= m.buffers.len() {
+                    self.dangling(what(), "buffer", b.index());
+                }
+            }
+            if let Some(p) = op.kind.pipe() {
+                if p.index() >= m.target.pipes.len() {
+                    self.dangling(what(), "pipe", p.index());
+                }
+            }
+            for d in &op.deps {
+                if d.op.index() >= m.ops.len() {
+                    self.dangling(what(), "op", d.op.index());
+                }
+            }
+        }
+        for id in &m.schedule {
+            if id.index() >= m.ops.len() {
+                self.dangling("the schedule".into(), "op", id.index());
+            }
+        }
+    }
+
+    fn coverage(&mut self) {
+        let mut count = vec![0usize; self.m.ops.len()];
+        for id in &self.m.schedule {
+            count[id.index()] += 1;
+        }
+        for (i, &c) in count.iter().enumerate() {
+            if c != 1 {
+                let op = OpId::new(i);
+                let name = self.m.op(op).name;
+                self.at_op(op, VerifyErrorKind::ScheduleCoverage { op: name, count: c });
+            }
+        }
+    }
+
+    fn names(&mut self) {
+        let mut seen = HashMap::new();
+        for id in self.m.op_ids() {
+            let name = self.m.op(id).name;
+            if seen.insert(name, id).is_some() {
+                self.at_op(id, VerifyErrorKind::DuplicateOp { name });
+            }
+        }
+        let mut seen = HashMap::new();
+        for id in self.m.buffer_ids() {
+            let name = self.m.buffer(id).name;
+            if seen.insert(name, id).is_some() {
+                self.at_buffer(id, VerifyErrorKind::DuplicateBuffer { name });
+            }
+        }
+    }
+
+    fn order(&mut self, pos: &[usize]) {
+        let m = self.m;
+        let mut late = Vec::new();
+        for &id in &m.schedule {
+            for d in &m.op(id).deps {
+                if pos[d.op.index()] >= pos[id.index()] {
+                    late.push((id, d.op));
+                }
+            }
+        }
+        if late.is_empty() {
+            return;
+        }
+        if let Some(cycle) = find_cycle(m) {
+            let first = cycle[0];
+            let names = cycle.iter().map(|&o| m.op(o).name).collect();
+            self.at_op(first, VerifyErrorKind::Cycle { cycle: names });
+            return;
+        }
+        for (id, dep) in late {
+            let kind = VerifyErrorKind::DepAfterUser {
+                op: m.op(id).name,
+                dep: m.op(dep).name,
+            };
+            self.at_op(id, kind);
+        }
+    }
+
+    fn lifetimes(&mut self, pos: &[usize]) {
+        let m = self.m;
+        let mut allocs: Vec<Vec<OpId>> = vec![Vec::new(); m.buffers.len()];
+        let mut frees: Vec<Vec<OpId>> = vec![Vec::new(); m.buffers.len()];
+        for id in m.op_ids() {
+            match m.op(id).kind {
+                OpKind::Alloc { buffer, .. } => allocs[buffer.index()].push(id),
+                OpKind::Free { buffer } => frees[buffer.index()].push(id),
+                _ => {}
+            }
+        }
+        let mut spans = vec![None; m.buffers.len()];
+        for b in m.buffer_ids() {
+            let name = m.buffer(b).name;
+            let (a, f) = (&allocs[b.index()], &frees[b.index()]);
+            for (what, list) in [("alloc", a), ("free", f)] {
+                if list.len() != 1 {
+                    let count = list.len();
+                    let kind = VerifyErrorKind::LifecycleCount {
+                        buffer: name,
+                        what,
+                        count,
+                    };
+                    match list.get(1) {
+                        Some(&second) => self.at_op(second, kind),
+                        None => self.at_buffer(b, kind),
+                    }
+                }
+            }
+            if let ([a], [f]) = (a.as_slice(), f.as_slice()) {
+                if pos[f.index()] < pos[a.index()] {
+                    let kind = VerifyErrorKind::FreeBeforeAlloc {
+                        buffer: name,
+                        alloc: m.op(*a).name,
+                        free: m.op(*f).name,
+                    };
+                    self.at_op(*f, kind);
+                } else {
+                    spans[b.index()] = Some((*a, *f));
+                }
+            }
+        }
+        for &id in &m.schedule {
+            let op = m.op(id);
+            if matches!(op.kind, OpKind::Alloc { .. } | OpKind::Free { .. }) {
+                continue;
+            }
+            for &b in op.kind.buffers() {
+                let Some((a, f)) = spans[b.index()] else {
+                    continue;
+                };
+                let p = pos[id.index()];
+                if p < pos[a.index()] || p > pos[f.index()] {
+                    let kind = VerifyErrorKind::UseOutsideLifetime {
+                        op: op.name,
+                        buffer: m.buffer(b).name,
+                        alloc: m.op(a).name,
+                        free: m.op(f).name,
+                    };
+                    self.at_op(id, kind);
+                }
+            }
+        }
+    }
+
+    fn sizes(&mut self) {
+        let m = self.m;
+        for b in m.buffer_ids() {
+            let buf = m.buffer(b);
+            let tier = m.target.tier(buf.tier);
+            if buf.size > tier.capacity {
+                let kind = VerifyErrorKind::BufferTooLarge {
+                    buffer: buf.name,
+                    size: buf.size,
+                    tier: tier.name.clone(),
+                    capacity: tier.capacity,
+                };
+                self.at_buffer(b, kind);
+            }
+        }
+    }
+
+    fn phase(&mut self, pos: &[usize]) {
+        let m = self.m;
+        let phase = m.phase;
+        if !phase.has_plan() {
+            for &id in &m.schedule {
+                let op = m.op(id);
+                let what = match op.kind {
+                    OpKind::Alloc {
+                        offset: Some(_), ..
+                    } => Some("an offset"),
+                    OpKind::SpillOut { .. } | OpKind::SpillIn { .. } => Some("a spill op"),
+                    _ if op.deps.iter().any(|d| d.kind == DepKind::Spill) => {
+                        Some("a spill dependency")
+                    }
+                    _ if op.deps.iter().any(|d| d.kind == DepKind::Reuse) => {
+                        Some("a reuse dependency")
+                    }
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    let kind = VerifyErrorKind::TooEarly {
+                        op: op.name,
+                        what,
+                        phase,
+                    };
+                    self.at_op(id, kind);
+                }
+            }
+            return;
+        }
+        // Spill state per buffer: whether the last spill op seen was a SPILL_OUT.
+        let mut out = vec![false; m.buffers.len()];
+        let t = &m.target;
+        for &id in &m.schedule {
+            let op = m.op(id);
+            let offset = match op.kind {
+                OpKind::Alloc { buffer, offset } => match offset {
+                    Some(o) => Some((buffer, o)),
+                    None => {
+                        let kind = VerifyErrorKind::MissingOffset {
+                            op: op.name,
+                            buffer: m.buffer(buffer).name,
+                            phase,
+                        };
+                        self.at_op(id, kind);
+                        None
+                    }
+                },
+                OpKind::SpillIn { buffer, offset, .. } => Some((buffer, offset)),
+                _ => None,
+            };
+            if let Some((b, o)) = offset {
+                let buf = m.buffer(b);
+                let tier = t.tier(buf.tier);
+                if o.checked_add(buf.size)
+                    .is_none_or(|end| end > tier.capacity)
+                {
+                    let kind = VerifyErrorKind::OffsetOutOfRange {
+                        op: op.name,
+                        buffer: buf.name,
+                        offset: o,
+                        size: buf.size,
+                        tier: tier.name.clone(),
+                        capacity: tier.capacity,
+                    };
+                    self.at_op(id, kind);
+                }
+            }
+            match op.kind {
+                OpKind::SpillOut {
+                    buffer,
+                    pipe,
+                    cycles,
+                } => {
+                    let buf = m.buffer(buffer);
+                    let cost = if buf.backed {
+                        0
+                    } else {
+                        t.spill_cost.cycles(buf.size)
+                    };
+                    self.spill_model(id, pipe, t.spill_out_pipe, cycles, cost);
+                    if out[buffer.index()] {
+                        self.spill_sequence(
+                            id,
+                            format!(
+                                "@b{} is spilled twice without a reload in between",
+                                buf.name
+                            ),
+                        );
+                    }
+                    out[buffer.index()] = true;
+                }
+                OpKind::SpillIn {
+                    buffer,
+                    pipe,
+                    cycles,
+                    ..
+                } => {
+                    let buf = m.buffer(buffer);
+                    let cost = t.spill_cost.cycles(buf.size);
+                    self.spill_model(id, pipe, t.spill_in_pipe, cycles, cost);
+                    if !out[buffer.index()] {
+                        self.spill_sequence(
+                            id,
+                            format!("@b{} is reloaded but was not spilled", buf.name),
+                        );
+                    }
+                    out[buffer.index()] = false;
+                }
+                OpKind::Free { buffer } if out[buffer.index()] => {
+                    let name = m.buffer(buffer).name;
+                    self.spill_sequence(
+                        id,
+                        format!("@b{name} is freed while spilled; its SPILL_OUT needs a SPILL_IN"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        let _ = pos;
+    }
+
+    fn spill_model(
+        &mut self,
+        id: OpId,
+        pipe: crate::ids::PipeId,
+        expected_pipe: crate::ids::PipeId,
+        cycles: u64,
+        expected_cycles: u64,
+    ) {
+        let t = &self.m.target;
+        let name = self.m.op(id).name;
+        if pipe != expected_pipe {
+            let kind = VerifyErrorKind::SpillModel {
+                op: name,
+                what: "pipe",
+                found: t.pipe(pipe).to_owned(),
+                expected: t.pipe(expected_pipe).to_owned(),
+            };
+            self.at_op(id, kind);
+        }
+        if cycles != expected_cycles {
+            let kind = VerifyErrorKind::SpillModel {
+                op: name,
+                what: "cycles",
+                found: cycles.to_string(),
+                expected: expected_cycles.to_string(),
+            };
+            self.at_op(id, kind);
+        }
+    }
+
+    fn spill_sequence(&mut self, id: OpId, problem: String) {
+        let op = self.m.op(id).name;
+        self.at_op(id, VerifyErrorKind::SpillSequence { op, problem });
+    }
+}
+
+/// A cycle in the dependency graph, as ops with the first repeated at the end; iterative DFS,
+/// O(V + E).
+fn find_cycle(m: &Module) -> Option<Vec<OpId>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut mark = vec![Mark::New; m.ops.len()];
+    for root in m.op_ids() {
+        if mark[root.index()] != Mark::New {
+            continue;
+        }
+        // Stack of (op, next dependency index to visit).
+        let mut stack = vec![(root, 0usize)];
+        mark[root.index()] = Mark::Open;
+        while let Some(&mut (op, ref mut next)) = stack.last_mut() {
+            let deps = &m.op(op).deps;
+            if *next == deps.len() {
+                mark[op.index()] = Mark::Done;
+                stack.pop();
+                continue;
+            }
+            let dep = deps[*next].op;
+            *next += 1;
+            match mark[dep.index()] {
+                Mark::New => {
+                    mark[dep.index()] = Mark::Open;
+                    stack.push((dep, 0));
+                }
+                Mark::Open => {
+                    // The stack from `dep` to the top is the cycle, walked against the edges.
+                    let start = stack
+                        .iter()
+                        .position(|&(o, _)| o == dep)
+                        .expect("open op on stack");
+                    let mut cycle: Vec<OpId> = stack[start..].iter().map(|&(o, _)| o).collect();
+                    cycle.reverse();
+                    cycle.push(cycle[0]);
+                    return Some(cycle);
+                }
+                Mark::Done => {}
+            }
+        }
+    }
+    None
+}
