@@ -89,13 +89,57 @@ impl Located for ParseError {
 
 /// Parses one module.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    let mut pairs = LirGrammar::parse(Rule::file, text).map_err(syntax_error)?;
+    pest::set_error_detail(true);
+    let mut pairs = LirGrammar::parse(Rule::file, text).map_err(|e| syntax_error(text, e))?;
     let file = pairs.next().expect("the file rule always yields one pair");
     let module = file.into_inner().next().expect("a file holds one module");
     Resolver::default().module(module)
 }
 
-fn syntax_error(err: pest::error::Error<Rule>) -> ParseError {
+fn syntax_error(text: &str, err: pest::error::Error<Rule>) -> ParseError {
+    // With error detail on, pest records the literal tokens it wanted at the furthest position
+    // (such as a missing `)`), white space and comments aside; its plain positives name only rules, often far to the left.
+    if let Some(attempts) = err.parse_attempts() {
+        // The whole-module rule shows up as the outermost attempt everywhere; it only helps
+        // when nothing more specific was wanted.
+        let rules: Vec<&str> = attempts
+            .call_stacks()
+            .iter()
+            .filter_map(|stack| stack.deepest.get_rule().copied())
+            .filter(|r| !matches!(r, Rule::file | Rule::module))
+            .map(describe)
+            .collect();
+        // pest does not export its token type; only literal strings are worth naming, and not
+        // those a wanted rule's description already shows (`@b` in "a buffer like `@b3`").
+        let tokens: Vec<String> = attempts
+            .expected_tokens()
+            .iter()
+            .filter(|t| format!("{t:?}").starts_with("Sensitive"))
+            .map(|t| t.to_string())
+            .filter(|t| !t.trim().is_empty() && t != "//")
+            .filter(|t| !rules.iter().any(|r| r.contains(&format!("`{t}"))))
+            .map(|t| format!("`{t}`"))
+            .collect();
+        let mut words: Vec<&str> = rules
+            .iter()
+            .copied()
+            .chain(tokens.iter().map(String::as_str))
+            .collect();
+        if !words.is_empty() {
+            words.sort_unstable();
+            words.dedup();
+            let loc = Loc::of_offset(text, attempts.max_position);
+            let line = text.lines().nth(loc.line as usize - 1).unwrap_or("");
+            return ParseError::Syntax {
+                loc,
+                message: format!(
+                    "expected {}, found {}",
+                    or_list(&words),
+                    found_token(line, loc.col as usize)
+                ),
+            };
+        }
+    }
     let (line, col) = match err.line_col {
         pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
     };
