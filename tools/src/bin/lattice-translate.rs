@@ -1,0 +1,230 @@
+//! `lattice-translate`: converts between the contest format and LIR.
+//!
+//! `--import-contest CASE.json` prints the graph as a `parsed` module (with `--schedule`,
+//! `--memory` and `--spill`, the solution as a `planned` one); `--export-contest IN.lir -o DIR`
+//! writes `DIR/<module>_schedule.txt` and, for planned modules, `_memory.txt` and `_spill.txt`.
+//! The work is the library's (`lattice_lir::contest`); this file parses arguments, reads and
+//! writes files and renders errors. Outputs are written atomically and only after every input
+//! was accepted, so a failure never creates, truncates or overwrites a file, inputs included.
+//! Exit codes: 0 success, 1 invalid input (diagnostics on stderr), 2 bad usage.
+
+use clap::error::ErrorKind;
+use clap::{ArgGroup, CommandFactory, Parser};
+use lattice::io::{read_text, write_atomic};
+use lattice_lir::contest::{
+    export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
+};
+use lattice_lir::diag::render_error;
+use lattice_lir::{parse_module, print_module, verify_module};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const TOOL: &str = "lattice-translate";
+
+/// Translates between contest JSON graphs / solution trios and LIR modules.
+#[derive(Parser, Debug)]
+#[command(
+    name = TOOL,
+    version,
+    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/",
+    group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest"]))
+)]
+struct Cli {
+    /// Import a contest JSON graph (`-` for stdin) and print it as LIR.
+    #[arg(long, value_name = "CASE.json")]
+    import_contest: Option<PathBuf>,
+    /// Export a LIR module as contest files into the directory given by `-o`.
+    #[arg(long, value_name = "IN.lir", requires = "output")]
+    export_contest: Option<PathBuf>,
+    /// Output: the LIR file of an import (default and `-`: stdout), or the directory of an export.
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// Override a tier's capacity, e.g. `--capacity UB=512` (repeatable).
+    #[arg(long, value_name = "TIER=N", value_parser = parse_capacity, conflicts_with = "export_contest")]
+    capacity: Vec<(String, u64)>,
+    /// Let L0 tiers hold more than one live buffer (only their capacities bind).
+    #[arg(long, conflicts_with = "export_contest")]
+    no_l0_exclusive: bool,
+    /// The solution's schedule file (one node id per line); needs `--memory`.
+    #[arg(long, value_name = "S.txt", requires_all = ["import_contest", "memory"])]
+    schedule: Option<PathBuf>,
+    /// The solution's memory file (`BufId:Offset` per line).
+    #[arg(long, value_name = "M.txt", requires = "schedule")]
+    memory: Option<PathBuf>,
+    /// The solution's spill file (`BufId:NewOffset` per line).
+    #[arg(long, value_name = "P.txt", requires = "schedule")]
+    spill: Option<PathBuf>,
+}
+
+fn parse_capacity(text: &str) -> Result<(String, u64), String> {
+    let (tier, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected TIER=N, found `{text}`"))?;
+    let value = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not a capacity in bytes"))?;
+    Ok((tier.trim().to_owned(), value))
+}
+
+/// A failed run: the rendered diagnostics.
+struct Failure(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match (&cli.import_contest, &cli.export_contest) {
+        (Some(json), _) => import(&cli, json),
+        (None, Some(lir)) => export(&cli, lir),
+        (None, None) => usage("give --import-contest or --export-contest"),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprint!("{message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Reports a usage error the way clap does (exit code 2).
+fn usage(message: &str) -> ! {
+    Cli::command()
+        .error(ErrorKind::ArgumentConflict, message)
+        .exit()
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    read_text(path).map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Failure> {
+    write_atomic(path, text.as_bytes()).map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))
+}
+
+/// Refuses an output that is one of the inputs.
+fn check_not_input(output: &Path, inputs: &[&Path]) {
+    let Ok(out) = output.canonicalize() else {
+        return;
+    };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|i| i == out) {
+            usage(&format!(
+                "the output {} is also an input; refusing to overwrite it",
+                output.display()
+            ));
+        }
+    }
+}
+
+fn import(cli: &Cli, json_path: &Path) -> Result<(), Failure> {
+    let output = cli.output.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let mut inputs = vec![json_path];
+    inputs.extend(
+        [&cli.schedule, &cli.memory, &cli.spill]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::as_path),
+    );
+    if output != Path::new("-") {
+        check_not_input(&output, &inputs);
+    }
+    let json = read(json_path)?;
+    let json_name = json_path.display().to_string();
+    let name = if json_path == Path::new("-") {
+        "stdin".to_owned()
+    } else {
+        json_path
+            .file_stem()
+            .map_or_else(|| "module".to_owned(), |s| s.to_string_lossy().into_owned())
+    };
+    let options = ImportOptions {
+        capacities: cli.capacity.clone(),
+        l0_exclusive: !cli.no_l0_exclusive,
+    };
+    let graph = import_graph(&json, &name, &options)
+        .map_err(|e| Failure(render_contest(&e, &json_name, &json, &[])))?;
+    let module = match (&cli.schedule, &cli.memory) {
+        (Some(schedule), Some(memory)) => {
+            let file = |path: &PathBuf| -> Result<SolutionFile, Failure> {
+                Ok(SolutionFile {
+                    name: path.display().to_string(),
+                    text: read(path)?,
+                })
+            };
+            let schedule = file(schedule)?;
+            let memory = file(memory)?;
+            let spill = cli.spill.as_ref().map(file).transpose()?;
+            let mut files = vec![&schedule, &memory];
+            files.extend(spill.as_ref());
+            import_solution(graph, &schedule, &memory, spill.as_ref())
+                .map_err(|e| Failure(render_contest(&e, &json_name, &json, &files)))?
+        }
+        _ => graph,
+    };
+    write(&output, &print_module(&module))
+}
+
+fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
+    let Some(dir) = cli.output.as_deref() else {
+        usage("--export-contest needs -o DIR");
+    };
+    if dir == Path::new("-") {
+        usage("--export-contest writes up to three files; -o must name a directory, not `-`");
+    }
+    let text = read(lir_path)?;
+    let file = lir_path.display().to_string();
+    let module = parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?;
+    if let Err(errors) = verify_module(&module) {
+        let rendered = errors
+            .iter()
+            .map(|e| render_error(&file, Some(&text), e))
+            .collect();
+        return Err(Failure(rendered));
+    }
+    let trio = export_trio(&module).map_err(|e| Failure(render_contest(&e, &file, &text, &[])))?;
+    let outputs = [
+        ("schedule", Some(&trio.schedule)),
+        ("memory", trio.memory.as_ref()),
+        ("spill", trio.spill.as_ref()),
+    ];
+    let outputs: Vec<(PathBuf, &String)> = outputs
+        .into_iter()
+        .filter_map(|(kind, text)| Some((dir.join(format!("{}_{kind}.txt", module.name)), text?)))
+        .collect();
+    for (path, _) in &outputs {
+        check_not_input(path, &[lir_path]);
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure(format!("{TOOL}: error: {}: {e}\n", dir.display())))?;
+    for (path, text) in outputs {
+        write(&path, text)?;
+    }
+    Ok(())
+}
+
+/// Renders a contest error at the file it concerns: a solution file when it names one, else
+/// `main_file` (the JSON graph or the LIR module). Option errors concern no file at all.
+fn render_contest(
+    e: &ContestError,
+    main_file: &str,
+    main_text: &str,
+    files: &[&SolutionFile],
+) -> String {
+    let (name, text) = match e.file() {
+        Some(name) => (
+            name,
+            files
+                .iter()
+                .find(|f| f.name == name)
+                .map(|f| f.text.as_str()),
+        ),
+        None => (main_file, Some(main_text)),
+    };
+    match e {
+        ContestError::UnknownCapacityTier { .. } => format!("{TOOL}: error: {e}\n"),
+        ContestError::Invalid { errors, .. } if !errors.is_empty() => {
+            errors.iter().map(|v| render_error(name, text, v)).collect()
+        }
+        _ => render_error(name, text, e),
+    }
+}
