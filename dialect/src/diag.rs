@@ -1,7 +1,8 @@
 //! Source locations and the one way every tool renders a located message.
 //!
 //! A message is printed as `file:line:col: error: text`, followed by the offending source line and
-//! a caret under the column when the source text is at hand (the rustc/clang shape users expect).
+//! a caret under the column when the source text is at hand (the rustc/clang shape users expect);
+//! long lines are cut to a window around the column.
 //! Lines and columns are 1-based; columns count characters, not bytes.
 
 use std::fmt;
@@ -84,14 +85,34 @@ pub fn render(
     let mut out = format!("{file}:{}:{}: {severity}: {message}\n", loc.line, loc.col);
     let line = source.and_then(|s| s.lines().nth((loc.line as usize).saturating_sub(1)));
     if let Some(line) = line {
-        let pad: String = line
+        let (quoted, col) = window(line, loc.col as usize);
+        let pad: String = quoted
             .chars()
-            .take((loc.col as usize).saturating_sub(1))
+            .take(col.saturating_sub(1))
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
-        out.push_str(&format!("{line}\n{pad}^\n"));
+        out.push_str(&format!("{quoted}\n{pad}^\n"));
     }
     out
+}
+
+/// The part of a long line worth quoting (single-line JSON can be megabytes): at most
+/// `WINDOW` characters each side of the column, with `…` where cut; returns the column in it.
+fn window(line: &str, col: usize) -> (String, usize) {
+    const WINDOW: usize = 60;
+    let chars: Vec<char> = line.chars().collect();
+    let start = col.saturating_sub(1).saturating_sub(WINDOW);
+    let end = (col + WINDOW).min(chars.len());
+    let mut quoted: String = chars[start.min(end)..end].iter().collect();
+    let mut col = col - start;
+    if start > 0 {
+        quoted.insert(0, '…');
+        col += 1;
+    }
+    if end < chars.len() {
+        quoted.push('…');
+    }
+    (quoted, col)
 }
 
 /// Renders a located error of any layer.
