@@ -213,7 +213,7 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
         v.order(&pos);
         v.lifetimes(&pos);
         v.sizes();
-        v.phase(&pos);
+        v.phase();
     }
     if v.errors.is_empty() {
         Ok(())
@@ -427,7 +427,7 @@ impl Verifier<'_> {
         }
     }
 
-    fn phase(&mut self, pos: &[usize]) {
+    fn phase(&mut self) {
         let m = self.m;
         let phase = m.phase;
         if !phase.has_plan() {
@@ -546,7 +546,6 @@ impl Verifier<'_> {
                 _ => {}
             }
         }
-        let _ = pos;
     }
 
     fn spill_model(
