@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod contest;
+pub mod cycle;
 pub mod diag;
 pub mod ids;
 pub mod module;

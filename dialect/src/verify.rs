@@ -17,6 +17,7 @@
 //! This is structure only. Whether a plan is *valid* (addresses disjoint, uses resident, timing)
 //! is the independent replay's job (the `verify` pass). Complexity: O(V + E + B).
 
+use crate::cycle::find_cycle;
 use crate::diag::{Loc, Located};
 use crate::ids::{BufferId, OpId};
 use crate::module::{DepKind, Module, OpKind, Phase};
@@ -330,10 +331,9 @@ impl Verifier<'_> {
         if late.is_empty() {
             return;
         }
-        if let Some(cycle) = find_cycle(m) {
-            let first = cycle[0];
-            let names = cycle.iter().map(|&o| m.op(o).name).collect();
-            self.at_op(first, VerifyErrorKind::Cycle { cycle: names });
+        if let Some(cycle) = find_cycle(m.ops.len(), |i| &m.ops[i].deps) {
+            let names = cycle.iter().map(|&i| m.ops[i].name).collect();
+            self.at_op(OpId::new(cycle[0]), VerifyErrorKind::Cycle { cycle: names });
             return;
         }
         for (id, dep) in late {
@@ -582,53 +582,4 @@ impl Verifier<'_> {
         let op = self.m.op(id).name;
         self.at_op(id, VerifyErrorKind::SpillSequence { op, problem });
     }
-}
-
-/// A cycle in the dependency graph, as ops with the first repeated at the end; iterative DFS,
-/// O(V + E).
-fn find_cycle(m: &Module) -> Option<Vec<OpId>> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Open,
-        Done,
-    }
-    let mut mark = vec![Mark::New; m.ops.len()];
-    for root in m.op_ids() {
-        if mark[root.index()] != Mark::New {
-            continue;
-        }
-        // Stack of (op, next dependency index to visit).
-        let mut stack = vec![(root, 0usize)];
-        mark[root.index()] = Mark::Open;
-        while let Some(&mut (op, ref mut next)) = stack.last_mut() {
-            let deps = &m.op(op).deps;
-            if *next == deps.len() {
-                mark[op.index()] = Mark::Done;
-                stack.pop();
-                continue;
-            }
-            let dep = deps[*next].op;
-            *next += 1;
-            match mark[dep.index()] {
-                Mark::New => {
-                    mark[dep.index()] = Mark::Open;
-                    stack.push((dep, 0));
-                }
-                Mark::Open => {
-                    // The stack from `dep` to the top is the cycle, walked against the edges.
-                    let start = stack
-                        .iter()
-                        .position(|&(o, _)| o == dep)
-                        .expect("open op on stack");
-                    let mut cycle: Vec<OpId> = stack[start..].iter().map(|&(o, _)| o).collect();
-                    cycle.reverse();
-                    cycle.push(cycle[0]);
-                    return Some(cycle);
-                }
-                Mark::Done => {}
-            }
-        }
-    }
-    None
 }

@@ -11,6 +11,7 @@
 
 use super::locate::{element_offsets, loc_of, ElementOffsets};
 use super::{ContestError, NodeRef};
+use crate::cycle::find_cycle;
 use crate::diag::Loc;
 use crate::ids::{BufferId, OpId, TierId};
 use crate::module::{Buffer, Dep, DepKind, Module, Op, OpKind};
@@ -656,48 +657,10 @@ impl<'a> Importer<'a> {
         if order.len() == n {
             return Ok(order);
         }
+        let cycle = find_cycle(n, |v| &deps[v]).unwrap_or_default();
         Err(ContestError::Cycle {
-            cycle: find_cycle(deps, &indegree),
+            cycle: cycle.into_iter().map(|v| v as u32).collect(),
         })
-    }
-}
-
-/// A cycle among the nodes Kahn's algorithm could not schedule (those with `indegree > 0`), in edge
-/// direction with the first id repeated at the end. Every such node has an unscheduled
-/// predecessor, so walking predecessors from any of them must revisit a node. O(V + E).
-fn find_cycle(deps: &[Vec<Dep>], indegree: &[usize]) -> Vec<u32> {
-    let stuck = |v: usize| indegree.get(v).is_some_and(|&d| d > 0);
-    let Some(start) = (0..deps.len()).find(|&v| stuck(v)) else {
-        return Vec::new();
-    };
-    let mut seen_at: HashMap<usize, usize> = HashMap::new();
-    let mut walk = Vec::new();
-    let mut v = start;
-    loop {
-        if let Some(&at) = seen_at.get(&v) {
-            let mut cycle: Vec<u32> = walk[at..].iter().map(|&x: &usize| x as u32).collect();
-            cycle.reverse();
-            // Start at the smallest id, so the report does not depend on where the walk began.
-            let smallest = cycle
-                .iter()
-                .enumerate()
-                .min_by_key(|&(_, id)| *id)
-                .map_or(0, |(i, _)| i);
-            cycle.rotate_left(smallest);
-            if let Some(&first) = cycle.first() {
-                cycle.push(first);
-            }
-            return cycle;
-        }
-        seen_at.insert(v, walk.len());
-        walk.push(v);
-        let next = deps
-            .get(v)
-            .and_then(|list| list.iter().map(|d| d.op.index()).find(|&u| stuck(u)));
-        match next {
-            Some(u) => v = u,
-            None => return Vec::new(),
-        }
     }
 }
 
