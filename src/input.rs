@@ -4,9 +4,9 @@
 //! Invariant: a module returned here has passed the dialect's structural verifier (the importer
 //! verifies what it builds; LIR is verified here), so a pipeline always starts from valid IR.
 
+use crate::diagnostic::{render_all, Diagnostic};
 use crate::io::{read_text, IoError};
 use lattice_lir::contest::{import_graph, ContestError, ImportOptions};
-use lattice_lir::diag::{render, render_error, Severity};
 use lattice_lir::{parse_module, verify_module, Module, ParseError, VerifyError};
 use std::path::Path;
 
@@ -37,31 +37,33 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// The error as diagnostics: one per problem, then a summary note for verifier errors.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            LoadError::Io(e) => vec![Diagnostic::error(None, e.to_string())],
+            LoadError::Parse(e) => vec![Diagnostic::from_located(e)],
+            LoadError::Contest(e) => vec![Diagnostic::from_located(e)],
+            LoadError::Verify(errors) => {
+                verify_diagnostics(errors, "the module is not well formed")
+            }
+        }
+    }
+
     /// The error as the user sees it: `file:line:col: error: …` with the source line quoted.
     pub fn render(&self, source: &SourceFile) -> String {
-        let text = Some(source.text.as_str());
-        match self {
-            LoadError::Io(e) => format!("error: {e}\n"),
-            LoadError::Parse(e) => render_error(&source.name, text, e),
-            LoadError::Contest(e) => render_error(&source.name, text, e),
-            LoadError::Verify(errors) => render_verify_errors(&source.name, text, errors),
-        }
+        let text = (!source.text.is_empty()).then_some(source.text.as_str());
+        render_all(&self.diagnostics(), &source.name, text)
     }
 }
 
-/// Renders structural-verifier errors, one located message each.
-pub fn render_verify_errors(file: &str, text: Option<&str>, errors: &[VerifyError]) -> String {
-    errors
-        .iter()
-        .map(|e| render_error(file, text, e))
-        .collect::<String>()
-        + &render(
-            file,
-            None,
-            None,
-            Severity::Note,
-            &format!("{} structural error(s)", errors.len()),
-        )
+/// Structural-verifier errors as diagnostics, closed by a note that counts them under `context`.
+pub fn verify_diagnostics(errors: &[VerifyError], context: &str) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = errors.iter().map(|e| Diagnostic::from_located(e)).collect();
+    out.push(Diagnostic::note(
+        None,
+        format!("{context}: {} structural error(s)", errors.len()),
+    ));
+    out
 }
 
 /// Reads `path` and parses it as LIR text, or as a contest graph when it ends in `.json`.

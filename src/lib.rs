@@ -1,8 +1,29 @@
-//! Framework core of lattice: the driver library behind `lattice-opt`, input/output conventions,
-//! and (with the pass-manager issue) the pass manager, pipelines and instrumentation.
+//! Framework core of lattice: the pass abstraction and registry, typed pass options, pipelines
+//! and their text syntax, the analysis manager, the pass manager with its instrumentation (IR
+//! printing, timing, statistics, reproducers), diagnostics, and the `lattice-opt` driver library.
+//!
+//! Dependencies point one way: the dialect (`lattice-lir`) below, the passes (`lattice-passes`)
+//! and the tools above. Concrete passes are not known here; a driver is given a [`Registry`].
 
 #![deny(missing_docs)]
 
+pub mod analysis;
+pub mod diagnostic;
 pub mod driver;
 pub mod input;
 pub mod io;
+pub mod ir_printing;
+pub mod manager;
+pub mod options;
+pub mod pass;
+pub mod pipeline;
+pub mod registry;
+pub mod statistics;
+pub mod timing;
+
+pub use analysis::{Analysis, AnalysisManager, Preserved};
+pub use manager::PassManager;
+pub use options::{NoOptions, OptionType, PassOptions};
+pub use pass::{Pass, PassContext, PassError, PassInfo, RegisteredPass};
+pub use pipeline::{parse_pipeline, PassSpec, Pipeline};
+pub use registry::Registry;

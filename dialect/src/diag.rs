@@ -50,6 +50,8 @@ pub enum Severity {
     Error,
     /// Suspicious but accepted.
     Warning,
+    /// Information a pass offers about what it did.
+    Remark,
     /// Extra information attached to another message.
     Note,
 }
@@ -59,6 +61,7 @@ impl fmt::Display for Severity {
         f.write_str(match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Remark => "remark",
             Severity::Note => "note",
         })
     }

@@ -1,0 +1,55 @@
+//! Diagnostics as data: every message the driver reports (load errors, verifier errors, pass
+//! failures and remarks) becomes a [`Diagnostic`] first, so it can either be rendered for a human or
+//! matched against `expected-*` directives by `--verify-diagnostics`.
+//!
+//! Invariant: a diagnostic's location is a line and column of the text the user gave (for
+//! `--split-input-file`, of the whole file, not of the chunk).
+
+use lattice_lir::diag::{render, Loc, Located, Severity};
+
+/// One message with its severity and, when it has one, its place in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error, warning, remark or note.
+    pub severity: Severity,
+    /// Where, when the message has a place in the input.
+    pub loc: Option<Loc>,
+    /// The sentence.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `severity` at `loc`.
+    pub fn new(severity: Severity, loc: Option<Loc>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            loc,
+            message: message.into(),
+        }
+    }
+
+    /// An error at `loc`.
+    pub fn error(loc: Option<Loc>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, loc, message)
+    }
+
+    /// A note at `loc`.
+    pub fn note(loc: Option<Loc>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Note, loc, message)
+    }
+
+    /// The error of any located error type.
+    pub fn from_located(error: &dyn Located) -> Self {
+        Self::error(error.loc(), error.to_string())
+    }
+
+    /// `file:line:col: severity: message`, quoting the line of `text` with a caret.
+    pub fn render(&self, file: &str, text: Option<&str>) -> String {
+        render(file, text, self.loc, self.severity, &self.message)
+    }
+}
+
+/// Renders a list of diagnostics in order.
+pub fn render_all(diagnostics: &[Diagnostic], file: &str, text: Option<&str>) -> String {
+    diagnostics.iter().map(|d| d.render(file, text)).collect()
+}

@@ -1,0 +1,296 @@
+//! Typed pass options: the value types a pass option may have, and the declaration macros that turn
+//! a plain struct into options the pipeline text can set and print back.
+//!
+//! A pass declares its options once with [`pass_options!`](crate::pass_options) (field, type,
+//! default, doc line). From that one declaration come the struct the pass reads, the `--list-passes`
+//! lines, the validation of `pass{key=value}` text and its canonical printing. Invariants:
+//! - option names are the field names in kebab case (`max_moves` → `max-moves`), as in MLIR;
+//! - for every value type, `parse(print(v)) == v`, so a printed pipeline parses back to the same value;
+//! - a value that does not parse is rejected with a sentence naming the expected type, never coerced.
+
+use std::fmt::Write as _;
+
+/// A type a pass option can have: parsed from and printed to option text (unquoted; pipeline
+/// printing quotes values that need it).
+pub trait OptionType: Sized {
+    /// How the type is named to users: `unsigned integer`, `bool`, ``one of `cost`, `lru` ``.
+    fn describe() -> String;
+    /// Parses option text; the error is a sentence fragment such as "expected a bool".
+    fn parse_option(text: &str) -> Result<Self, String>;
+    /// The canonical text of the value; `parse_option` reads it back to an equal value.
+    fn print_option(&self) -> String;
+}
+
+macro_rules! unsigned_option {
+    ($($ty:ty),*) => {$(
+        impl OptionType for $ty {
+            fn describe() -> String {
+                "unsigned integer".into()
+            }
+            fn parse_option(text: &str) -> Result<Self, String> {
+                if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(format!("expected an unsigned integer, found `{text}`"));
+                }
+                text.parse()
+                    .map_err(|_| format!("`{text}` is larger than the largest allowed value {}", <$ty>::MAX))
+            }
+            fn print_option(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+unsigned_option!(u32, u64, usize);
+
+impl OptionType for bool {
+    fn describe() -> String {
+        "bool".into()
+    }
+    fn parse_option(text: &str) -> Result<Self, String> {
+        match text {
+            "true" | "1" => Ok(true),
+            "false" | "0" => Ok(false),
+            _ => Err(format!(
+                "expected a bool (`true` or `false`), found `{text}`"
+            )),
+        }
+    }
+    fn print_option(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl OptionType for String {
+    fn describe() -> String {
+        "string".into()
+    }
+    fn parse_option(text: &str) -> Result<Self, String> {
+        Ok(text.to_string())
+    }
+    fn print_option(&self) -> String {
+        self.clone()
+    }
+}
+
+/// Quotes a string value when it would not survive as a bare pipeline token.
+pub fn quote_if_needed(text: &str) -> String {
+    let bare = !text.is_empty()
+        && !text
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '{' | '}' | ',' | '"' | '\\' | '='));
+    if bare {
+        return text.to_string();
+    }
+    let mut quoted = String::from('"');
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('"');
+    quoted
+}
+
+/// Declares an enum whose variants are spelled as option values, e.g.
+/// `option_enum! { pub enum Victim { Cost = "cost", Lru = "lru" } }`.
+#[macro_export]
+macro_rules! option_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name { $( $(#[$vmeta])* $variant ),+ }
+
+        impl $crate::options::OptionType for $name {
+            fn describe() -> String {
+                let names: &[&str] = &[$( concat!("`", $text, "`") ),+];
+                format!("one of {}", names.join(", "))
+            }
+            fn parse_option(text: &str) -> Result<Self, String> {
+                match text {
+                    $( $text => Ok($name::$variant), )+
+                    _ => Err(format!("expected {}, found `{text}`", <Self as $crate::options::OptionType>::describe())),
+                }
+            }
+            fn print_option(&self) -> String {
+                match self { $( $name::$variant => $text.to_string(), )+ }
+            }
+        }
+    };
+}
+
+/// What `--list-passes`, the README table and the pipeline parser know about one option.
+#[derive(Clone, Debug)]
+pub struct OptionInfo {
+    /// Kebab-case name used in pipeline text.
+    pub name: String,
+    /// The one-line doc comment of the field.
+    pub summary: String,
+    /// The value type in words.
+    pub type_name: String,
+    /// The default value, printed canonically.
+    pub default: String,
+    /// Validates option text and returns its canonical spelling.
+    pub canonicalize: fn(&str) -> Result<String, String>,
+}
+
+impl OptionInfo {
+    /// One `--list-passes` line: `name=default  (type) summary`.
+    pub fn describe(&self) -> String {
+        let mut line = format!("{}={}", self.name, quote_if_needed(&self.default));
+        let _ = write!(line, "  ({}) {}", self.type_name, self.summary);
+        line
+    }
+}
+
+/// Options of one pass: built from validated `(name, canonical value)` pairs, described for users.
+pub trait PassOptions: Default + Clone + std::fmt::Debug {
+    /// Every option in declaration order.
+    fn infos() -> Vec<OptionInfo>;
+    /// Builds the options from canonical pairs (as produced by the pipeline parser); a pair naming
+    /// no option or holding an invalid value is an error.
+    fn from_pairs(pairs: &[(String, String)]) -> Result<Self, String>;
+}
+
+/// The kebab-case spelling of a field name.
+pub fn kebab(field: &str) -> String {
+    field.replace('_', "-")
+}
+
+/// Validates `text` as a `T` and returns its canonical spelling.
+pub fn canonicalize<T: OptionType>(text: &str) -> Result<String, String> {
+    T::parse_option(text).map(|v| v.print_option())
+}
+
+/// Declares a pass's options struct with defaults and docs, e.g.
+///
+/// ```
+/// lattice::pass_options! {
+///     /// Options of a search pass.
+///     pub struct SearchOptions {
+///         /// Rounds of local search.
+///         passes: u32 = 2,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! pass_options {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( #[doc = $doc:literal] $field:ident : $ty:ty = $default:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq)]
+        $vis struct $name { $( #[doc = $doc] pub $field: $ty, )* }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self { $( $field: $default, )* }
+            }
+        }
+
+        impl $crate::options::PassOptions for $name {
+            fn infos() -> Vec<$crate::options::OptionInfo> {
+                vec![$(
+                    $crate::options::OptionInfo {
+                        name: $crate::options::kebab(stringify!($field)),
+                        summary: $doc.trim().to_string(),
+                        type_name: <$ty as $crate::options::OptionType>::describe(),
+                        default: <$ty as $crate::options::OptionType>::print_option(&$default),
+                        canonicalize: $crate::options::canonicalize::<$ty>,
+                    }
+                ),*]
+            }
+
+            #[allow(unused_mut)]
+            fn from_pairs(pairs: &[(String, String)]) -> Result<Self, String> {
+                let mut options = Self::default();
+                for (key, value) in pairs {
+                    $(
+                        if *key == $crate::options::kebab(stringify!($field)) {
+                            options.$field = <$ty as $crate::options::OptionType>::parse_option(value)?;
+                            continue;
+                        }
+                    )*
+                    return Err(format!("unknown option `{key}`"));
+                }
+                Ok(options)
+            }
+        }
+    };
+}
+
+/// The options of a pass that has none.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NoOptions;
+
+impl PassOptions for NoOptions {
+    fn infos() -> Vec<OptionInfo> {
+        Vec::new()
+    }
+    fn from_pairs(pairs: &[(String, String)]) -> Result<Self, String> {
+        match pairs.first() {
+            Some((key, _)) => Err(format!("unknown option `{key}`")),
+            None => Ok(NoOptions),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    option_enum! {
+        /// A test enum.
+        enum Policy { Cost = "cost", Lru = "lru" }
+    }
+
+    crate::pass_options! {
+        /// Test options.
+        struct Opts {
+            /// Rounds.
+            max_rounds: u32 = 2,
+            /// Policy.
+            policy: Policy = Policy::Cost,
+            /// Flag.
+            eager: bool = false,
+            /// Text.
+            message: String = String::from("a b"),
+        }
+    }
+
+    #[test]
+    fn every_value_type_round_trips_through_its_text() {
+        for info in Opts::infos() {
+            let canonical = (info.canonicalize)(&info.default).unwrap();
+            assert_eq!(canonical, info.default, "{}", info.name);
+        }
+        assert_eq!(canonicalize::<u32>("007").unwrap(), "7");
+        assert_eq!(canonicalize::<bool>("1").unwrap(), "true");
+        assert_eq!(quote_if_needed("a \"b\""), r#""a \"b\"""#);
+        assert_eq!(quote_if_needed(""), r#""""#);
+    }
+
+    #[test]
+    fn pairs_build_typed_options_and_reject_strangers() {
+        let pairs = vec![
+            ("max-rounds".to_string(), "9".to_string()),
+            ("policy".to_string(), "lru".to_string()),
+        ];
+        let opts = Opts::from_pairs(&pairs).unwrap();
+        assert_eq!(opts.max_rounds, 9);
+        assert_eq!(opts.policy, Policy::Lru);
+        assert!(!opts.eager);
+        let bad = Opts::from_pairs(&[("rounds".into(), "1".into())]).unwrap_err();
+        assert_eq!(bad, "unknown option `rounds`");
+        let wrong = Opts::from_pairs(&[("policy".into(), "fifo".into())]).unwrap_err();
+        assert_eq!(wrong, "expected one of `cost`, `lru`, found `fifo`");
+        assert!(u32::parse_option("99999999999").is_err());
+        assert!(u32::parse_option("-1").is_err());
+    }
+}

@@ -1,0 +1,139 @@
+//! The pass registry: one static list of [`PassInfo`] entries from which the CLI flags, the pipeline
+//! parser's name lookup, `--list-passes`, the "unknown pass" error and the README pass table are all
+//! derived, so none of them can drift from the others.
+//!
+//! Invariants (checked by [`Registry::check`], which the driver runs before using a registry):
+//! names are unique kebab-case words that do not shadow a driver flag; `test-` passes are listed
+//! apart from the real ones.
+
+use crate::pass::PassInfo;
+use std::fmt::Write as _;
+
+/// A list of registered passes.
+#[derive(Clone, Copy)]
+pub struct Registry {
+    passes: &'static [PassInfo],
+}
+
+impl Registry {
+    /// A registry over a static list (in the order `--list-passes` shows it).
+    pub const fn new(passes: &'static [PassInfo]) -> Self {
+        Registry { passes }
+    }
+
+    /// Every entry, registration order.
+    pub fn passes(&self) -> &'static [PassInfo] {
+        self.passes
+    }
+
+    /// The entry named `name`.
+    pub fn get(&self, name: &str) -> Option<&'static PassInfo> {
+        self.passes.iter().find(|p| p.name == name)
+    }
+
+    /// The names of the real (non-test) passes, sorted, for error messages.
+    pub fn valid_names(&self) -> String {
+        let mut names: Vec<&str> = self
+            .passes
+            .iter()
+            .filter(|p| !p.is_test())
+            .map(|p| p.name)
+            .collect();
+        names.sort_unstable();
+        if names.is_empty() {
+            return "(none)".into();
+        }
+        names.join(", ")
+    }
+
+    /// "unknown pass `x`; valid passes: …", with a suggestion when one name is close.
+    pub fn unknown_pass(&self, name: &str) -> String {
+        let mut message = format!(
+            "unknown pass `{name}`; valid passes: {}",
+            self.valid_names()
+        );
+        if let Some(close) = self.closest(name) {
+            let _ = write!(message, " (did you mean `{close}`?)");
+        }
+        message
+    }
+
+    fn closest(&self, name: &str) -> Option<&'static str> {
+        self.passes
+            .iter()
+            .map(|p| (strsim::levenshtein(name, p.name), p.name))
+            .filter(|&(d, candidate)| d > 0 && d <= 2.max(candidate.len() / 3))
+            .min()
+            .map(|(_, candidate)| candidate)
+    }
+
+    /// Checks the registry's invariants; `reserved` lists driver flags a pass must not shadow.
+    pub fn check(&self, reserved: &[&str]) -> Result<(), String> {
+        for (i, pass) in self.passes.iter().enumerate() {
+            let kebab = !pass.name.is_empty()
+                && pass
+                    .name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !kebab {
+                return Err(format!("pass name `{}` is not kebab case", pass.name));
+            }
+            if self.passes[..i].iter().any(|p| p.name == pass.name) {
+                return Err(format!("pass `{}` is registered twice", pass.name));
+            }
+            if reserved.contains(&pass.name) {
+                return Err(format!("pass `{}` shadows a driver flag", pass.name));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `--list-passes` text: real passes, then test passes, each with its options and defaults.
+    pub fn list(&self) -> String {
+        let mut out = String::new();
+        for (title, test) in [
+            ("Passes:", false),
+            ("Test passes (they exercise the pass infrastructure):", true),
+        ] {
+            let group: Vec<_> = self.passes.iter().filter(|p| p.is_test() == test).collect();
+            if group.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "{title}");
+            let width = group.iter().map(|p| p.name.len()).max().unwrap_or(0);
+            for pass in group {
+                let _ = writeln!(out, "  {:width$}  {}", pass.name, pass.summary);
+                for option in (pass.options)() {
+                    let _ = writeln!(out, "      {}", option.describe());
+                }
+            }
+        }
+        out
+    }
+
+    /// The README's pass table (Markdown), real passes first.
+    pub fn markdown_table(&self) -> String {
+        let mut out = String::from("| Pass | What it does | Options (default) |\n|---|---|---|\n");
+        let mut ordered: Vec<_> = self.passes.iter().filter(|p| !p.is_test()).collect();
+        ordered.extend(self.passes.iter().filter(|p| p.is_test()));
+        for pass in ordered {
+            let options: Vec<String> = (pass.options)()
+                .iter()
+                .map(|o| format!("`{}={}` {}", o.name, o.default, o.summary))
+                .collect();
+            let options = if options.is_empty() {
+                "—".to_string()
+            } else {
+                options.join("<br>")
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                pass.name,
+                pass.summary.replace('|', "\\|"),
+                options.replace('|', "\\|")
+            );
+        }
+        out
+    }
+}
