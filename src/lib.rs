@@ -24,6 +24,6 @@ pub mod timing;
 pub use analysis::{Analysis, AnalysisManager, Preserved};
 pub use manager::PassManager;
 pub use options::{NoOptions, OptionType, PassOptions};
-pub use pass::{Pass, PassContext, PassError, PassInfo, RegisteredPass};
+pub use pass::{Pass, PassBuilder, PassContext, PassError, PassInfo, RegisteredPass};
 pub use pipeline::{parse_pipeline, PassSpec, Pipeline};
 pub use registry::Registry;

@@ -135,27 +135,24 @@ impl PassManager {
             let start = Instant::now();
             let mut cx = PassContext::new(&mut analyses);
             let result = pass.run(module, &mut cx);
-            let (preserved, statistics, remarks) = cx.finish();
+            let (preserved, statistics, emitted) = cx.finish();
             let mut node = TimingNode::leaf(name, TimingKind::Pass, start.elapsed());
             for run in analyses.take_runs() {
                 node.add_child(TimingNode::leaf(run.name, TimingKind::Analysis, run.wall));
             }
             analyses.invalidate(&preserved);
             session.statistics.record(number, &label, statistics);
-            for remark in remarks {
-                let severity = if remark.warning {
-                    Severity::Warning
-                } else {
-                    Severity::Remark
-                };
-                let loc = op_loc(module, remark.op);
+            let emitted_error = emitted.iter().any(|d| d.severity == Severity::Error);
+            for d in emitted {
+                let loc = op_loc(module, d.op);
                 session
                     .diagnostics
-                    .push(Diagnostic::new(severity, loc, remark.message));
+                    .push(Diagnostic::new(d.severity, loc, d.message));
             }
 
             let outcome = match result {
                 Err(error) => Err(self.report_pass_error(module, session, &error)),
+                Ok(()) if emitted_error => Err("the pass reported errors".to_string()),
                 Ok(()) if module.phase < phase_before => {
                     session.diagnostics.push(Diagnostic::error(
                         None,

@@ -5,8 +5,9 @@
 //! call them without a pass manager. The contract every pass keeps (MLIR's, adapted):
 //! - it reads and writes only the module it is given and the analyses the context hands out; it
 //!   keeps no state between runs (the manager builds a fresh instance per pipeline);
-//! - it either leaves a module that passes the structural verifier or returns a [`PassError`]; the
-//!   manager verifies after every pass by default and names the pass when it did not;
+//! - it either leaves a module that passes the structural verifier or fails (returns a
+//!   [`PassError`] or emits an error); the manager verifies after every pass by default and names
+//!   the pass when it did not;
 //! - it moves the module's phase only forward;
 //! - unless it declares analyses preserved ([`PassContext::preserve`]), all cached analyses are dropped
 //!   after it runs;
@@ -14,7 +15,7 @@
 
 use crate::analysis::{Analysis, AnalysisManager, Preserved};
 use crate::options::{OptionInfo, PassOptions};
-use lattice_lir::{Module, OpId};
+use lattice_lir::{Module, OpId, Severity};
 use std::rc::Rc;
 
 /// A pass as the pass manager runs it.
@@ -45,7 +46,7 @@ pub struct PassInfo {
     /// The options, in declaration order.
     pub options: fn() -> Vec<OptionInfo>,
     /// Builds an instance from canonical option pairs.
-    pub build: fn(&[(String, String)]) -> Result<Box<dyn Pass>, String>,
+    pub build: PassBuilder,
 }
 
 impl PassInfo {
@@ -117,23 +118,26 @@ pub struct Statistic {
     pub value: u64,
 }
 
-/// A warning or remark a pass emits without failing.
+/// A diagnostic a pass emits while running (an error makes the pass fail when it returns).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PassRemark {
-    /// `true` for a warning, `false` for a remark.
-    pub warning: bool,
+pub struct PassDiagnostic {
+    /// Error, warning, remark or note.
+    pub severity: Severity,
     /// The op it is about, if any.
     pub op: Option<OpId>,
     /// The text.
     pub message: String,
 }
 
+/// Builds a pass from canonical option pairs (the registry's constructor).
+pub type PassBuilder = fn(&[(String, String)]) -> Result<Box<dyn Pass>, String>;
+
 /// What a running pass can reach besides the module: analyses, statistics, preservation, remarks.
 pub struct PassContext<'a> {
     analyses: &'a mut AnalysisManager,
     preserved: Preserved,
     statistics: Vec<Statistic>,
-    remarks: Vec<PassRemark>,
+    diagnostics: Vec<PassDiagnostic>,
 }
 
 impl<'a> PassContext<'a> {
@@ -143,7 +147,7 @@ impl<'a> PassContext<'a> {
             analyses,
             preserved: Preserved::None,
             statistics: Vec::new(),
-            remarks: Vec::new(),
+            diagnostics: Vec::new(),
         }
     }
 
@@ -179,17 +183,18 @@ impl<'a> PassContext<'a> {
         }
     }
 
-    /// Emits a warning (`warning = true`) or a remark, optionally at an op.
-    pub fn remark(&mut self, warning: bool, op: Option<OpId>, message: impl Into<String>) {
-        self.remarks.push(PassRemark {
-            warning,
+    /// Emits a diagnostic, optionally at an op. Emitting an error makes the pass fail even if
+    /// it returns `Ok` (use it to report several problems, then return an error summary).
+    pub fn emit(&mut self, severity: Severity, op: Option<OpId>, message: impl Into<String>) {
+        self.diagnostics.push(PassDiagnostic {
+            severity,
             op,
             message: message.into(),
         });
     }
 
-    /// Ends the run: what was preserved, the statistics and the remarks.
-    pub fn finish(self) -> (Preserved, Vec<Statistic>, Vec<PassRemark>) {
-        (self.preserved, self.statistics, self.remarks)
+    /// Ends the run: what was preserved, the statistics and the diagnostics.
+    pub fn finish(self) -> (Preserved, Vec<Statistic>, Vec<PassDiagnostic>) {
+        (self.preserved, self.statistics, self.diagnostics)
     }
 }

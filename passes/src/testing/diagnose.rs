@@ -3,7 +3,7 @@
 //! `test-remark` emits a warning or remark and changes nothing. O(V) to find the op.
 
 use lattice::{pass_options, Pass, PassContext, PassError, RegisteredPass};
-use lattice_lir::{Module, OpId};
+use lattice_lir::{Module, OpId, Severity};
 
 pass_options! {
     /// Where and what to report.
@@ -67,7 +67,12 @@ impl RegisteredPass for TestRemark {
 impl Pass for TestRemark {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         let op = find_op(module, &self.0.op)?;
-        cx.remark(self.0.warning, op, self.0.message.clone());
+        let severity = if self.0.warning {
+            Severity::Warning
+        } else {
+            Severity::Remark
+        };
+        cx.emit(severity, op, self.0.message.clone());
         cx.preserve_all();
         Ok(())
     }
