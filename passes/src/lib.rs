@@ -8,11 +8,13 @@
 
 pub mod analysis;
 pub mod testing;
+pub mod verify;
 
 use lattice::{PassInfo, Registry};
 
 /// Every pass lattice ships, real passes first, then the `test-` passes.
 pub static REGISTRY: Registry = Registry::new(&[
+    PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
     PassInfo::of::<testing::TestCount>(),

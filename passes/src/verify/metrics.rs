@@ -1,0 +1,129 @@
+//! The numbers every later issue is judged by (DESIGN §1.3), as the replay recomputes them, with
+//! their JSON form (field names are part of the interface) and a human-readable form.
+//!
+//! Maps are keyed by tier, pipe or category name and sorted by key, so output is deterministic.
+//! Building the text or JSON is linear in the number of tiers, pipes and categories.
+
+use super::category::Category;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The metrics of one module.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Metrics {
+    /// The module's name.
+    pub module: String,
+    /// Ops in σ, spill ops included.
+    pub nodes: u64,
+    /// Dependencies of every kind.
+    pub edges: u64,
+    /// Dependencies by kind (`precedence`, `spill`, `reuse`).
+    pub edges_by_kind: BTreeMap<String, u64>,
+    /// Declared buffers.
+    pub buffers: u64,
+    /// The module's phase.
+    pub phase: String,
+    /// Max over σ of ALLOC-minus-FREE bytes summed over the tiers in `logical_peak_tiers` (the
+    /// contest's max V_stay, "L1+UB").
+    pub logical_peak: u64,
+    /// The tiers the logical peak sums: every tier that is not a staging (L0) tier.
+    pub logical_peak_tiers: Vec<String>,
+    /// Max over σ of ALLOC-minus-FREE bytes of each tier.
+    pub logical_peak_by_tier: BTreeMap<String, u64>,
+    /// Max number of buffers resident at once in each staging tier.
+    pub l0_max_live: BTreeMap<String, u64>,
+    /// Max over σ of the bytes resident in all tiers (spilled buffers do not count).
+    pub physical_peak: u64,
+    /// Number of SPILL_OUTs.
+    pub spill_count: u64,
+    /// Extra DDR traffic of the spills in bytes: `size` per spill of a backed buffer, `2·size`
+    /// otherwise.
+    pub extra_traffic: u64,
+    /// Max end time of the replayed timing.
+    pub makespan: u64,
+    /// The makespan was computed without reuse dependencies (the module is not planned, or the
+    /// replay was asked to ignore them).
+    pub makespan_without_reuse: bool,
+    /// Total cycles of each pipe's ops, spill ops included.
+    pub pipe_busy: BTreeMap<String, u64>,
+    /// Longest dependency chain in cycles (no pipe order).
+    pub critical_path: u64,
+    /// max(critical path, busiest pipe): no timing of this graph is shorter.
+    pub makespan_lower_bound: u64,
+    /// Pairs of residencies sharing bytes that the timing holds at the same time.
+    pub ownership_conflicts: u64,
+    /// No violation at all.
+    pub valid: bool,
+    /// Violations by category (categories with none are left out).
+    pub violations: BTreeMap<Category, u64>,
+}
+
+impl Metrics {
+    /// Pretty-printed JSON, one field per line.
+    pub fn to_json_string(&self) -> String {
+        // Every field is a string, number, bool or string-keyed map: serialization cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// A few lines for people.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let list = |map: &BTreeMap<String, u64>| {
+            map.iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "module @{} ({}): {} nodes, {} edges ({}), {} buffers",
+            self.module,
+            self.phase,
+            self.nodes,
+            self.edges,
+            list(&self.edges_by_kind),
+            self.buffers
+        );
+        let _ = writeln!(s, "valid: {}", if self.valid { "yes" } else { "no" });
+        let _ = writeln!(
+            s,
+            "logical peak ({}): {}   per tier: {}",
+            self.logical_peak_tiers.join("+"),
+            self.logical_peak,
+            list(&self.logical_peak_by_tier)
+        );
+        let _ = writeln!(s, "L0 max live: {}", list(&self.l0_max_live));
+        let _ = writeln!(s, "physical peak: {}", self.physical_peak);
+        let _ = writeln!(
+            s,
+            "spills: {}, extra traffic: {}",
+            self.spill_count, self.extra_traffic
+        );
+        let _ = writeln!(
+            s,
+            "makespan: {}{}   lower bound: {} (critical path {})",
+            self.makespan,
+            if self.makespan_without_reuse {
+                " (without reuse edges)"
+            } else {
+                ""
+            },
+            self.makespan_lower_bound,
+            self.critical_path
+        );
+        let _ = writeln!(s, "pipe busy: {}", list(&self.pipe_busy));
+        let _ = writeln!(s, "ownership conflicts: {}", self.ownership_conflicts);
+        let violations = if self.violations.is_empty() {
+            "none".to_string()
+        } else {
+            self.violations
+                .iter()
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(s, "violations: {violations}");
+        s
+    }
+}
