@@ -41,6 +41,8 @@ pub mod reorder;
 mod residency;
 mod sigma;
 mod spill_edges;
+#[cfg(test)]
+mod tests;
 mod timing;
 
 pub use category::{Category, Level, Violation};
