@@ -7,7 +7,8 @@
 //! last one. An event that does not fit the state is reported and otherwise ignored, so one
 //! mistake yields one violation and the segments stay well formed: per buffer they are disjoint
 //! in σ and alternate with spilled gaps. Also records which buffers some COPY_IN names (the
-//! contest's definition of a DDR backing copy). Requires ids in range. O(V + uses + B).
+//! contest's definition of a DDR backing copy). Requires ids in range. O(V + B + uses·r) for
+//! ops of at most r operands (a handful).
 
 use super::category::{Category, Violation};
 use super::sigma::Sigma;
@@ -164,14 +165,13 @@ pub(crate) fn residencies(m: &Module, sigma: &Sigma, out: &mut Vec<Violation>) -
                 }
             }
             OpKind::Compute { ref operands, .. } => {
-                for &buffer in operands {
+                for (i, &buffer) in operands.iter().enumerate() {
+                    // An operand named twice is one use.
+                    if operands[..i].contains(&buffer) {
+                        continue;
+                    }
                     match state[buffer.index()] {
-                        State::Resident(s) => {
-                            let users = &mut r.segments[s].users;
-                            if users.last() != Some(&id) {
-                                users.push(id);
-                            }
-                        }
+                        State::Resident(s) => r.segments[s].users.push(id),
                         other => report(
                             Category::UseOutsideResidency,
                             format!(
