@@ -81,7 +81,7 @@ impl Statistics {
             StatisticsFormat::Text => {
                 let rule =
                     "===-------------------------------------------------------------------------===";
-                let mut out = format!("{rule}\n{:^79}\n{rule}\n", "... Pass statistics report ...");
+                let mut out = format!("{rule}\n{}\n{rule}\n", "... Pass statistics report ...");
                 for entry in &self.entries {
                     let _ = writeln!(out, "{} ({})", entry.pass, entry.index);
                     let width = entry

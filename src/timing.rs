@@ -138,8 +138,8 @@ impl Timing {
         let rule =
             "===-------------------------------------------------------------------------===";
         let mut out = format!(
-            "{rule}\n{:^79}\n{rule}\n  Total Execution Time: {:.4} seconds\n\n  ----Wall Time----  ----Name----\n",
-            "... Execution time report ...",
+            "{rule}\n{}\n{rule}\n  Total Execution Time: {:.4} seconds\n\n  ----Wall Time----  ----Name----\n",
+            centered("... Execution time report ..."),
             total.as_secs_f64()
         );
         let mut rows: Vec<(usize, String, Duration)> = Vec::new();
@@ -197,6 +197,12 @@ impl Timing {
         );
         out
     }
+}
+
+/// `title` centred in the 79 columns of a report rule, without trailing spaces.
+pub(crate) fn centered(title: &str) -> String {
+    let pad = 79usize.saturating_sub(title.chars().count()) / 2;
+    format!("{}{title}", " ".repeat(pad))
 }
 
 #[cfg(test)]
