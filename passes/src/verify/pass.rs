@@ -1,6 +1,7 @@
 //! The `verify` pass: runs the replay, reports each violation as an error at its op (the first
-//! few per category, then a note with how many more), sets the metrics and per-category counts as
-//! statistics, and fails with a summary when anything is wrong. It changes nothing.
+//! few per category, then a note with how many more), sets the key metrics and the count of every
+//! category with violations as statistics, and fails with a summary when anything is wrong. It
+//! changes nothing.
 //! O(replay + violations).
 
 use super::category::Category;

@@ -244,6 +244,26 @@ fn residency_freed_while_spilled_out() {
 }
 
 #[test]
+fn residency_two_spills_of_one_buffer_interleave() {
+    // OUT, OUT, IN, IN: the second SPILL_OUT finds @b0 already out, and the second SPILL_IN finds
+    // it already back.
+    let m = small(
+        "buffer @b0 : UB[64]
+         %0 = alloc @b0 at 0
+         %1 = VADD VECTOR 10 (@b0) after(%0)
+         %10 = spill_out @b0 MTE3 278 after(%1 spill)
+         %12 = spill_out @b0 MTE3 278 after(%10 spill)
+         %11 = spill_in @b0 at 0 MTE2 278 after(%10 spill)
+         %13 = spill_in @b0 at 0 MTE2 278 after(%12 spill)
+         %2 = free @b0 after(%13 spill)",
+    );
+    assert_eq!(
+        categories(&m),
+        only(&[Category::Residency, Category::Backing])
+    );
+}
+
+#[test]
 fn backing_flag_without_a_copy_in() {
     let m = two_tiles_with("buffer @b1 : UB[512]", "buffer @b1 : UB[512] backed");
     // The replay's own backing decides the spill cost, so the cycles still check out.
