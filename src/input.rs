@@ -1,13 +1,14 @@
 //! Loading a module from a file the way every tool does: LIR text, or a contest JSON graph
 //! (recognised by its `.json` extension), with errors that keep the source text for rendering.
 //!
-//! Invariant: a module returned here has passed the dialect's structural verifier (the importer
-//! verifies what it builds; LIR is verified here), so a pipeline always starts from valid IR.
+//! Invariant: a contest import returned here has passed the structural verifier; LIR text is
+//! verified by the caller (the driver times and reports it), so a pipeline always starts from
+//! valid IR.
 
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::io::{read_text, IoError};
 use lattice_lir::contest::{import_graph, ContestError, ImportOptions};
-use lattice_lir::{parse_module, verify_module, Module, ParseError, VerifyError};
+use lattice_lir::{parse_module, Module, ParseError, VerifyError};
 use std::path::Path;
 
 /// A named source text, kept so diagnostics can quote the offending line.
@@ -66,34 +67,61 @@ pub fn verify_diagnostics(errors: &[VerifyError], context: &str) -> Vec<Diagnost
     out
 }
 
-/// Reads `path` and parses it as LIR text, or as a contest graph when it ends in `.json`.
-pub fn load_module(path: &Path, import: &ImportOptions) -> (SourceFile, Result<Module, LoadError>) {
-    let name = path.display().to_string();
-    let text = match read_text(path) {
-        Ok(text) => text,
-        Err(e) => {
-            let source = SourceFile {
-                name,
-                text: String::new(),
-            };
-            return (source, Err(e.into()));
-        }
-    };
-    let source = SourceFile { name, text };
-    let result = if path.extension().is_some_and(|e| e == "json") {
-        let stem = path
-            .file_stem()
-            .map_or("module".into(), |s| s.to_string_lossy());
-        import_graph(&source.text, &stem, import).map_err(LoadError::Contest)
-    } else {
-        parse_lir(&source.text)
-    };
-    (source, result)
+/// What an input file holds, decided by its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// LIR text.
+    Lir,
+    /// A contest JSON graph; the module takes the file's stem as its name.
+    Contest {
+        /// The module name.
+        name: String,
+    },
 }
 
-/// Parses LIR text and checks its structure.
-pub fn parse_lir(text: &str) -> Result<Module, LoadError> {
-    let module = parse_module(text).map_err(LoadError::Parse)?;
-    verify_module(&module).map_err(LoadError::Verify)?;
-    Ok(module)
+impl InputKind {
+    /// `.json` files are contest graphs; everything else (including `-`) is LIR.
+    pub fn of(path: &Path) -> Self {
+        if path.extension().is_some_and(|e| e == "json") {
+            let name = path
+                .file_stem()
+                .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+            return InputKind::Contest { name };
+        }
+        InputKind::Lir
+    }
+}
+
+/// Reads the file at `path` (`-`: standard input).
+pub fn read_source(path: &Path) -> Result<SourceFile, LoadError> {
+    let text = read_text(path)?;
+    Ok(SourceFile {
+        name: path.display().to_string(),
+        text,
+    })
+}
+
+/// Parses `text` as `kind`. A contest import is verified by the importer; LIR text is only parsed
+/// here, so callers can time and report the structural verifier on their own.
+pub fn parse_source(
+    text: &str,
+    kind: &InputKind,
+    import: &ImportOptions,
+) -> Result<Module, LoadError> {
+    match kind {
+        InputKind::Lir => parse_module(text).map_err(LoadError::Parse),
+        InputKind::Contest { name } => import_graph(text, name, import).map_err(LoadError::Contest),
+    }
+}
+
+/// Reads a `--capacity TIER=N` value.
+pub fn parse_capacity(text: &str) -> Result<(String, u64), String> {
+    let (tier, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected TIER=N, found `{text}`"))?;
+    let value = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not a capacity in bytes"))?;
+    Ok((tier.trim().to_owned(), value))
 }

@@ -8,8 +8,10 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cli;
 pub mod diagnostic;
 pub mod driver;
+pub mod expected;
 pub mod input;
 pub mod io;
 pub mod ir_printing;
@@ -18,6 +20,8 @@ pub mod options;
 pub mod pass;
 pub mod pipeline;
 pub mod registry;
+pub mod reproducer;
+pub mod split;
 pub mod statistics;
 pub mod timing;
 

@@ -75,13 +75,19 @@ impl Statistics {
     pub fn report(&self, format: StatisticsFormat) -> String {
         match format {
             StatisticsFormat::Json => {
-                let value = serde_json::json!({ "passes": self.entries });
-                serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+                #[derive(Serialize)]
+                struct Report<'a> {
+                    passes: &'a [Entry],
+                }
+                let report = Report {
+                    passes: &self.entries,
+                };
+                serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
             }
             StatisticsFormat::Text => {
                 let rule =
                     "===-------------------------------------------------------------------------===";
-                let mut out = format!("{rule}\n{:^79}\n{rule}\n", "... Pass statistics report ...");
+                let mut out = format!("{rule}\n{}\n{rule}\n", "... Pass statistics report ...");
                 for entry in &self.entries {
                     let _ = writeln!(out, "{} ({})", entry.pass, entry.index);
                     let width = entry

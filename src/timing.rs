@@ -125,11 +125,16 @@ impl Timing {
             TimingFormat::Tree => self.table(total, true),
             TimingFormat::List => self.table(total, false),
             TimingFormat::Json => {
-                let value = serde_json::json!({
-                    "total_seconds": total.as_secs_f64(),
-                    "entries": self.entries().collect::<Vec<_>>(),
-                });
-                serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+                #[derive(Serialize)]
+                struct Report<'a> {
+                    total_seconds: f64,
+                    entries: Vec<&'a TimingNode>,
+                }
+                let report = Report {
+                    total_seconds: total.as_secs_f64(),
+                    entries: self.entries().collect(),
+                };
+                serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
             }
         }
     }
@@ -138,8 +143,8 @@ impl Timing {
         let rule =
             "===-------------------------------------------------------------------------===";
         let mut out = format!(
-            "{rule}\n{:^79}\n{rule}\n  Total Execution Time: {:.4} seconds\n\n  ----Wall Time----  ----Name----\n",
-            "... Execution time report ...",
+            "{rule}\n{}\n{rule}\n  Total Execution Time: {:.4} seconds\n\n  ----Wall Time----  ----Name----\n",
+            centered("... Execution time report ..."),
             total.as_secs_f64()
         );
         let mut rows: Vec<(usize, String, Duration)> = Vec::new();
@@ -197,6 +202,12 @@ impl Timing {
         );
         out
     }
+}
+
+/// `title` centred in the 79 columns of a report rule, without trailing spaces.
+pub(crate) fn centered(title: &str) -> String {
+    let pad = 79usize.saturating_sub(title.chars().count()) / 2;
+    format!("{}{title}", " ".repeat(pad))
 }
 
 #[cfg(test)]

@@ -6,13 +6,23 @@ use lattice::{pass_options, Pass, PassContext, PassError, RegisteredPass};
 use lattice_lir::{Module, OpId, Severity};
 
 pass_options! {
-    /// Where and what to report.
-    pub struct DiagnoseOptions {
+    /// Where and what `test-fail` reports.
+    pub struct FailOptions {
         /// The op to report at, as `%N` (empty: the whole module).
         op: String = String::new(),
         /// The message.
-        message: String = String::from("requested by the test"),
-        /// For `test-remark`: a warning rather than a remark.
+        message: String = String::from("requested failure"),
+    }
+}
+
+pass_options! {
+    /// Where and what `test-remark` reports.
+    pub struct RemarkOptions {
+        /// The op to report at, as `%N` (empty: the whole module).
+        op: String = String::new(),
+        /// The message.
+        message: String = String::from("requested remark"),
+        /// Emit a warning rather than a remark.
         warning: bool = false,
     }
 }
@@ -31,13 +41,13 @@ fn find_op(module: &Module, name: &str) -> Result<Option<OpId>, PassError> {
 }
 
 /// Fails with the configured message.
-pub struct TestFail(DiagnoseOptions);
+pub struct TestFail(FailOptions);
 
 impl RegisteredPass for TestFail {
     const NAME: &'static str = "test-fail";
     const SUMMARY: &'static str = "Fail with an error at an op, to test failure handling";
-    type Options = DiagnoseOptions;
-    fn new(options: DiagnoseOptions) -> Self {
+    type Options = FailOptions;
+    fn new(options: FailOptions) -> Self {
         TestFail(options)
     }
 }
@@ -53,13 +63,13 @@ impl Pass for TestFail {
 }
 
 /// Emits a warning or remark and succeeds.
-pub struct TestRemark(DiagnoseOptions);
+pub struct TestRemark(RemarkOptions);
 
 impl RegisteredPass for TestRemark {
     const NAME: &'static str = "test-remark";
     const SUMMARY: &'static str = "Emit a remark or warning at an op, to test diagnostics";
-    type Options = DiagnoseOptions;
-    fn new(options: DiagnoseOptions) -> Self {
+    type Options = RemarkOptions;
+    fn new(options: RemarkOptions) -> Self {
         TestRemark(options)
     }
 }

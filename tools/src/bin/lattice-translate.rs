@@ -10,6 +10,7 @@
 
 use clap::error::ErrorKind;
 use clap::{ArgGroup, CommandFactory, Parser};
+use lattice::input::parse_capacity;
 use lattice::io::{read_text, write_atomic};
 use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
@@ -54,17 +55,6 @@ struct Cli {
     /// The solution's spill file (`BufId:NewOffset` per line).
     #[arg(long, value_name = "P.txt", requires = "schedule")]
     spill: Option<PathBuf>,
-}
-
-fn parse_capacity(text: &str) -> Result<(String, u64), String> {
-    let (tier, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("expected TIER=N, found `{text}`"))?;
-    let value = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{value}` is not a capacity in bytes"))?;
-    Ok((tier.trim().to_owned(), value))
 }
 
 /// A failed run: the rendered diagnostics.

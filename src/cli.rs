@@ -1,0 +1,329 @@
+//! The `lattice-opt` command line: fixed driver flags (clap derive) plus one flag per registered
+//! pass, generated from the registry, turned into an [`OptConfig`] and run.
+//!
+//! Invariants:
+//! - bare pass flags keep their argv order (`--mpas --dlr` runs mpas first) and build the same
+//!   [`Pipeline`] value as `--pass-pipeline`; mixing the two is a usage error, as in mlir-opt;
+//! - every usage problem (unknown flag or pass, bad pipeline text or option value, conflicting
+//!   flags) is reported with a located, worded message and exit code 2; 1 is reserved for bad input
+//!   and failing pipelines, 0 for success;
+//! - logging goes through `tracing` to the error stream: `-v` (info), `-vv` (debug), `-vvv` (trace),
+//!   or any `RUST_LOG` filter, which wins.
+
+use crate::driver::{run, OptConfig};
+use crate::input::parse_capacity;
+use crate::ir_printing::{IrPrinting, PassFilter};
+use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline};
+use crate::registry::Registry;
+use crate::statistics::StatisticsFormat;
+use crate::timing::TimingFormat;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser};
+use lattice_lir::contest::ImportOptions;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXAMPLES: &str = "\
+Pipelines:
+  lattice-opt --mpas --dlr --cpe in.lir              passes in argv order
+  lattice-opt --dlr=victim=lru in.lir                options after `=`, space-separated
+  lattice-opt --pass-pipeline='mpas,dlr{victim=lru}' in.lir
+  lattice-opt --list-passes                          every pass with its options
+
+Exit codes: 0 success; 1 invalid input, failing pass or invalid IR; 2 usage error.";
+
+/// The driver's own flags (pass flags are added from the registry).
+#[derive(Parser, Debug)]
+#[command(name = "lattice-opt", version, about = "The lattice optimizer driver: runs pass pipelines over LIR modules.", after_help = EXAMPLES)]
+struct Flags {
+    /// Input: a `.lir` module or a contest `.json` graph (`-`: LIR from stdin).
+    #[arg(default_value = "-")]
+    input: PathBuf,
+    /// Output file (`-`: stdout); written only if the whole run succeeds.
+    #[arg(short = 'o', long = "output", default_value = "-", value_name = "FILE")]
+    output: PathBuf,
+    /// The pipeline as text, e.g. `mpas,dlr{victim=lru},cpe{passes=2}`.
+    #[arg(long, value_name = "PIPELINE")]
+    pass_pipeline: Option<String>,
+    /// Print the pipeline's canonical text (to stderr) before running it.
+    #[arg(long)]
+    dump_pass_pipeline: bool,
+    /// List the registered passes with their options and exit.
+    #[arg(long)]
+    list_passes: bool,
+    /// Verify the module after every pass.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    verify_each: Option<bool>,
+    /// Print the IR before these passes (comma-separated names).
+    #[arg(
+        long,
+        value_name = "PASSES",
+        value_delimiter = ',',
+        require_equals = true
+    )]
+    print_ir_before: Vec<String>,
+    /// Print the IR after these passes (comma-separated names).
+    #[arg(
+        long,
+        value_name = "PASSES",
+        value_delimiter = ',',
+        require_equals = true
+    )]
+    print_ir_after: Vec<String>,
+    /// Print the IR before every pass.
+    #[arg(long)]
+    print_ir_before_all: bool,
+    /// Print the IR after every pass.
+    #[arg(long)]
+    print_ir_after_all: bool,
+    /// Print the IR after a pass only if its text changed (alone: after every pass that changed it).
+    #[arg(long)]
+    print_ir_after_change: bool,
+    /// Print the IR after a pass that failed.
+    #[arg(long)]
+    print_ir_after_failure: bool,
+    /// Print a unified diff of what each pass changed.
+    #[arg(long)]
+    print_ir_diff: bool,
+    /// Write IR dumps as numbered files under DIR/<module>/ instead of stderr (alone: after every pass).
+    #[arg(long, value_name = "DIR")]
+    print_ir_tree_dir: Option<PathBuf>,
+    /// Report wall time per stage, pass and analysis.
+    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "tree")]
+    timing: Option<TimingFormat>,
+    /// Report the counters each pass keeps.
+    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    pass_statistics: Option<StatisticsFormat>,
+    /// On a pass failure, write the IR before that pass and the remaining pipeline to FILE.
+    #[arg(long, value_name = "FILE")]
+    reproducer: Option<PathBuf>,
+    /// Run the pipeline named in the input's reproducer header.
+    #[arg(long)]
+    run_reproducer: bool,
+    /// Treat `// -----` lines as separators of independent cases; outputs are joined likewise.
+    #[arg(long)]
+    split_input_file: bool,
+    /// Check diagnostics against `// expected-error@+N {{…}}` directives in the input.
+    #[arg(long)]
+    verify_diagnostics: bool,
+    /// For contest input: override a tier's capacity, e.g. `--capacity UB=512` (repeatable).
+    #[arg(long, value_name = "TIER=N", value_parser = parse_capacity)]
+    capacity: Vec<(String, u64)>,
+    /// For contest input: let L0 tiers hold more than one live buffer.
+    #[arg(long)]
+    no_l0_exclusive: bool,
+    /// More logging on stderr (-v info, -vv debug, -vvv trace); `RUST_LOG` overrides.
+    #[arg(short, long, action = ArgAction::Count)]
+    verbose: u8,
+}
+
+/// Runs `lattice-opt` with the process's arguments over `registry`.
+pub fn opt_main(registry: Registry) -> ExitCode {
+    let mut stderr = std::io::stderr();
+    ExitCode::from(main_with_args(registry, std::env::args_os(), &mut stderr))
+}
+
+/// Runs `lattice-opt` with `args` (the first is the program name); returns the exit code.
+pub fn main_with_args(
+    registry: Registry,
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    err: &mut dyn Write,
+) -> u8 {
+    let mut command = Flags::command();
+    let reserved: Vec<&str> = command.get_arguments().filter_map(Arg::get_long).collect();
+    if let Err(bug) = registry.check(&reserved) {
+        let _ = writeln!(err, "error: invalid pass registry: {bug}");
+        return 2;
+    }
+    for pass in registry.passes() {
+        let heading = if pass.is_test() {
+            "Test passes"
+        } else {
+            "Passes"
+        };
+        command = command.arg(
+            Arg::new(pass.name)
+                .long(pass.name)
+                .help(pass.summary)
+                .value_name("OPTIONS")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("")
+                .action(ArgAction::Append)
+                .help_heading(heading),
+        );
+    }
+    let matches = match command.try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => return clap_error(&e, &registry, err),
+    };
+    let flags = match Flags::from_arg_matches(&matches) {
+        Ok(flags) => flags,
+        Err(e) => return clap_error(&e, &registry, err),
+    };
+    init_logging(flags.verbose);
+    if flags.list_passes {
+        print!("{}", registry.list());
+        return 0;
+    }
+    match configure(&flags, &matches, &registry) {
+        Ok(config) => run(&config, registry, err),
+        Err(message) => {
+            let _ = write!(err, "{message}");
+            2
+        }
+    }
+}
+
+/// Turns parsed flags into a run configuration, or a rendered usage error.
+fn configure(
+    flags: &Flags,
+    matches: &ArgMatches,
+    registry: &Registry,
+) -> Result<OptConfig, String> {
+    let bare = bare_pipeline(matches, registry)?;
+    let pipeline = match (&flags.pass_pipeline, bare.passes.is_empty()) {
+        (Some(_), false) => {
+            return Err(
+                "error: give passes either as flags or with --pass-pipeline, not both\n".into(),
+            )
+        }
+        (Some(text), true) => {
+            parse_pipeline(text, registry).map_err(|e| e.render("--pass-pipeline", text))?
+        }
+        (None, _) => bare,
+    };
+    if flags.run_reproducer && !pipeline.passes.is_empty() {
+        return Err(
+            "error: --run-reproducer takes its pipeline from the input; give no passes\n".into(),
+        );
+    }
+    if flags.reproducer.as_ref() == Some(&flags.input) {
+        return Err("error: the reproducer would overwrite the input file\n".into());
+    }
+    let mut printing = IrPrinting {
+        after_change: flags.print_ir_after_change,
+        after_failure: flags.print_ir_after_failure,
+        diff: flags.print_ir_diff,
+        tree_dir: flags.print_ir_tree_dir.clone(),
+        ..IrPrinting::default()
+    };
+    for (filter, names, all) in [
+        (
+            &mut printing.before,
+            &flags.print_ir_before,
+            flags.print_ir_before_all,
+        ),
+        (
+            &mut printing.after,
+            &flags.print_ir_after,
+            flags.print_ir_after_all,
+        ),
+    ] {
+        if let Some(unknown) = names.iter().find(|n| registry.get(n).is_none()) {
+            return Err(format!("error: {}\n", registry.unknown_pass(unknown)));
+        }
+        filter.extend(names.iter().cloned());
+        if all {
+            *filter = PassFilter::All;
+        }
+    }
+    let mut import = ImportOptions {
+        capacities: flags.capacity.clone(),
+        ..ImportOptions::default()
+    };
+    if flags.no_l0_exclusive {
+        import.l0_exclusive = false;
+    }
+    Ok(OptConfig {
+        import,
+        pipeline,
+        run_reproducer: flags.run_reproducer,
+        verify_each: flags.verify_each,
+        printing,
+        timing: flags.timing,
+        statistics: flags.pass_statistics,
+        reproducer: flags.reproducer.clone(),
+        split_input: flags.split_input_file,
+        verify_diagnostics: flags.verify_diagnostics,
+        dump_pipeline: flags.dump_pass_pipeline,
+        ..OptConfig::new(&flags.input, &flags.output)
+    })
+}
+
+/// The pipeline of the bare pass flags, in argv order.
+fn bare_pipeline(matches: &ArgMatches, registry: &Registry) -> Result<Pipeline, String> {
+    let mut flagged: Vec<(usize, &'static str, String)> = Vec::new();
+    for pass in registry.passes() {
+        let (Some(indices), Some(values)) = (
+            matches.indices_of(pass.name),
+            matches.get_many::<String>(pass.name),
+        ) else {
+            continue;
+        };
+        for (index, value) in indices.zip(values) {
+            flagged.push((index, pass.name, value.clone()));
+        }
+    }
+    flagged.sort_by_key(|(index, _, _)| *index);
+    let mut pipeline = Pipeline::default();
+    for (_, name, value) in flagged {
+        let (options, text) = if value.is_empty() {
+            (None, format!("--{name}"))
+        } else {
+            (Some(value.as_str()), format!("--{name}={value}"))
+        };
+        let spec = parse_pass_flag(registry, name, options, &text)
+            .map_err(|e| e.render("command line", &text))?;
+        pipeline.passes.push(spec);
+    }
+    Ok(pipeline)
+}
+
+/// Reports a clap error; unknown flags get the list of valid passes, as unknown pipeline names do.
+fn clap_error(e: &clap::Error, registry: &Registry, err: &mut dyn Write) -> u8 {
+    let invalid = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) if e.kind() == ErrorKind::UnknownArgument => Some(arg),
+        _ => None,
+    };
+    let Some(arg) = invalid.filter(|a| a.starts_with("--")) else {
+        if e.use_stderr() {
+            let _ = write!(err, "{}", e.render());
+        } else {
+            // --help and --version are answers, not errors: they go to stdout.
+            let _ = e.print();
+        }
+        return u8::try_from(e.exit_code()).unwrap_or(2);
+    };
+    let mut message = format!(
+        "error: unknown pass or flag `{arg}`; valid passes: {}",
+        registry.valid_names()
+    );
+    if let Some(ContextValue::String(s)) = e.get(ContextKind::SuggestedArg) {
+        message.push_str(&format!(" (did you mean `{s}`?)"));
+    }
+    let _ = writeln!(
+        err,
+        "{message}\n\nFor more information, try '--help' or '--list-passes'."
+    );
+    2
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .without_time()
+        .try_init();
+}
