@@ -7,6 +7,8 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+#[cfg(feature = "generate")]
+pub mod generate;
 pub mod testing;
 pub mod verify;
 
