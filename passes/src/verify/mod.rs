@@ -5,25 +5,25 @@
 //! broken rule as a [`Violation`] at its op.
 //!
 //! Levels, by phase (each check lives in its own file):
-//! - order, every phase: ids in range ([`ids`]), coverage ([`sigma`]), dependencies before users
-//!   ([`edges`]), ALLOC/FREE pairing and uses inside lifetimes ([`residency`]), L0 exclusivity
-//!   ([`occupancy`]);
+//! - order, every phase: ids in range (`ids.rs`), coverage (`sigma.rs`), dependencies before users
+//!   (`edges.rs`), ALLOC/FREE pairing and uses inside lifetimes (`residency.rs`), L0 exclusivity
+//!   (`occupancy.rs`);
 //! - plan, once planned: offsets inside capacity and address non-overlap of residencies that
-//!   overlap in σ, spill pipes and costs, backing flags ([`plan`]), residency transitions and
-//!   reloads only after a spill ([`residency`]), spill orderings enforced by paths
-//!   ([`spill_edges`]);
-//! - timing, once planned: an acyclic augmented graph ([`graph`]), hand-offs ordered by paths
-//!   ([`hand_off`]), and no two owners of a byte at once under the replayed timing
-//!   ([`ownership`]); single issue holds by construction of the per-pipe order ([`timing`]).
+//!   overlap in σ, spill pipes and costs, backing flags (`plan.rs`), residency transitions and
+//!   reloads only after a spill (`residency.rs`), spill orderings enforced by paths
+//!   (`spill_edges.rs`);
+//! - timing: an acyclic augmented graph (`graph.rs`, every phase); once planned, hand-offs ordered by paths
+//!   (`hand_off.rs`), and no two owners of a byte at once under the replayed timing
+//!   (`ownership.rs`); single issue holds by construction of the per-pipe order (`timing.rs`).
 //!
 //! "Ordered" has two readings and both are checked: *by a path* of the augmented graph (holds for
-//! every choice of durations; what a plan must state, [`reach`]) and *in time* under the §1.3
+//! every choice of durations; what a plan must state, `reach.rs`) and *in time* under the §1.3
 //! timing with the module's cycles (what the contest's makespan assumes). A plan can satisfy the
 //! second by luck; the first is the contract. The paper's "Ignore" diagnostic
 //! ([`ReplayOptions::ignore_reuse`]) times the plan without its reuse dependencies and counts the
 //! ownership conflicts that timing creates; [`reorder_static_errors`] counts the static errors of
 //! a plan whose σ was replaced. Complexity: O((V + E) log V) for the whole replay, plus the
-//! reachability sweeps for orderings that no single edge states (see [`reach`]).
+//! reachability sweeps for orderings that no single edge states (see `reach.rs`).
 
 pub mod category;
 mod edges;
