@@ -12,9 +12,10 @@
 //!   overlap in σ, spill pipes and costs, backing flags (`plan.rs`), residency transitions and
 //!   reloads only after a spill (`residency.rs`), spill orderings enforced by paths
 //!   (`spill_edges.rs`);
-//! - timing: an acyclic augmented graph (`graph.rs`, every phase); once planned, hand-offs ordered by paths
-//!   (`hand_off.rs`), and no two owners of a byte at once under the replayed timing
-//!   (`ownership.rs`); single issue holds by construction of the per-pipe order (`timing.rs`).
+//! - timing: an acyclic augmented graph (`graph.rs`, every phase); once planned, hand-offs
+//!   ordered by paths (`hand_off.rs`) and no two owners of a byte at once under the replayed
+//!   timing (`ownership.rs`); single issue holds by construction of the per-pipe order
+//!   (`timing.rs`).
 //!
 //! "Ordered" has two readings and both are checked: *by a path* of the augmented graph (holds for
 //! every choice of durations; what a plan must state, `reach.rs`) and *in time* under the §1.3
