@@ -7,12 +7,15 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod order;
 pub mod testing;
 
 use lattice::{PassInfo, Registry};
 
 /// Every pass lattice ships, real passes first, then the `test-` passes.
 pub static REGISTRY: Registry = Registry::new(&[
+    PassInfo::of::<order::Mpas>(),
+    PassInfo::of::<order::Order>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
     PassInfo::of::<testing::TestCount>(),
