@@ -245,8 +245,8 @@ impl State<'_, '_> {
 
     /// A cycle among the ops left: each op left waits for some unreleased predecessor (the
     /// selector and the FREE queue are empty), so walking to one repeatedly must revisit an op.
-    /// Starts at the first op left in the incoming σ and takes the first such predecessor, so
-    /// the report is deterministic. O(V + E).
+    /// Starts at the first op left in the incoming σ, takes the first such predecessor and
+    /// reports the cycle from its first op in σ, so the report is deterministic. O(V + E).
     fn cycle(&self) -> OrderError {
         let graph = self.graph;
         let left: Vec<OpId> = (0..graph.len())
@@ -273,8 +273,11 @@ impl State<'_, '_> {
                 .copied()
                 .find(|p| !self.released[p.index()]);
         }
-        // `path` walks against the edges; the cycle runs the other way.
+        // `path` walks against the edges; the cycle runs the other way, from its first op in σ.
         path.reverse();
+        if let Some(first) = (0..path.len()).min_by_key(|&i| graph.position[path[i].index()]) {
+            path.rotate_left(first);
+        }
         let cycle = (0..path.len())
             .map(|i| {
                 let (op, next) = (path[i], path[(i + 1) % path.len()]);

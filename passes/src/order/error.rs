@@ -70,7 +70,7 @@ pub enum OrderError {
     /// The dependencies, buffer lifetimes and L0 turns together form a cycle, so the traversal
     /// stopped with ops left over.
     #[error(
-        "no legal order: {left} of {total} ops can never become ready; their dependencies, buffer \
+        "no legal order: {left} of {total} ops cannot be scheduled; the dependencies, buffer \
          lifetimes and L0 turns form the cycle {}",
         cycle_text(.cycle)
     )]
