@@ -1,5 +1,5 @@
 //! The `critical-first` order (baselines.md §2, HLFET list scheduling): over the op-graph
-//! projection ([`Lifecycle::Deferred`]: ALLOC just before its first user, FREE as soon as ready),
+//! projection (`Lifecycle::Deferred`: ALLOC just before its first user, FREE as soon as ready),
 //! the ready op of largest bottom level C(v) runs first, ties by id (the op's name). ALLOC and
 //! FREE take zero cycles, as in [`BottomLevels`]. O((V + E) log V).
 

@@ -2,12 +2,12 @@
 //! [`Graph`], hands ready ops to the policy's [`Selector`], and emits what the selector picks.
 //!
 //! Three lifecycle modes:
-//! - [`Lifecycle::Keyed`]: ALLOC and FREE are ordinary nodes the selector ranks (input).
-//! - [`Lifecycle::OnDemand`]: ALLOC and FREE are ranked by the selector, but an ALLOC enters the
+//! - `Lifecycle::Keyed`: ALLOC and FREE are ordinary nodes the selector ranks (input).
+//! - `Lifecycle::OnDemand`: ALLOC and FREE are ranked by the selector, but an ALLOC enters the
 //!   ready set only once it is *demanded*: some op that waits for it has all its other
 //!   predecessors done (MPAS; see `mpas.rs` for why). Such an op waits, outside the selector,
 //!   until its demanded ALLOCs were picked.
-//! - [`Lifecycle::Deferred`]: the op-graph projection of baselines.md §1.2 (stable, memory-first,
+//! - `Lifecycle::Deferred`: the op-graph projection of baselines.md §1.2 (stable, memory-first,
 //!   critical-first). An ALLOC whose own predecessors ran is *armed*: it counts as done for its
 //!   successors but is emitted only right before the first of them that runs (several armed
 //!   ALLOCs in ascending id). A FREE is emitted as soon as it is ready, before the selector picks
@@ -148,6 +148,10 @@ impl State<'_, '_> {
     /// post-order walk of its unemitted predecessors (all armed ALLOCs, since `op` is ready),
     /// siblings in ascending name, so each lands after everything it waits for.
     fn emit_armed_before<S: Selector>(&mut self, op: OpId, selector: &mut S) {
+        let graph = self.graph;
+        if graph.preds(op).iter().all(|p| self.emitted[p.index()]) {
+            return;
+        }
         let mut stack = vec![(op, false)];
         while let Some((v, expanded)) = stack.pop() {
             if expanded {
@@ -157,12 +161,11 @@ impl State<'_, '_> {
                 continue;
             }
             stack.push((v, true));
-            let mut armed: Vec<(u32, OpId)> = self
-                .graph
+            let mut armed: Vec<(u32, OpId)> = graph
                 .preds(v)
                 .iter()
                 .filter(|&&p| !self.emitted[p.index()])
-                .map(|&p| (self.graph.name(p), p))
+                .map(|&p| (graph.name(p), p))
                 .collect();
             // Pushed largest first, so the smallest name is expanded and emitted first.
             armed.sort_unstable_by(|a, b| b.cmp(a));

@@ -37,7 +37,7 @@
 //! whose gate edges close a cycle makes the engine stop with ops left, and it reports the cycle
 //! ([`OrderError::Cycle`], at the waiting ALLOC) instead of emitting a partial order.
 //!
-//! O(V + operands + B log B) time, O(B) space.
+//! O(V + Σ operands² + B log B) time (operand lists are a few buffers long), O(B) space.
 
 use super::error::OrderError;
 use lattice_lir::{BufferId, Module, OpId, OpKind};

@@ -1,8 +1,8 @@
 //! The `input` order: the ops as given. A Kahn traversal by position in the incoming σ with ALLOC
-//! and FREE ranked like any op, so a legal σ comes back unchanged except where the L0 gate must
-//! hold an ALLOC back until the previous buffer of its tier is freed (a contest trace frees
-//! everything at its end, so there the gate moves each L0 FREE up to just before the next ALLOC of
-//! its tier). O((V + E) log V).
+//! and FREE ranked like any op, so a legal σ comes back unchanged except where the L0 gate holds an
+//! ALLOC back until the FREE of the previous buffer of its tier has run (a contest trace lists
+//! every FREE at its end, so there the held-back ALLOC and what waits for it run once nothing
+//! earlier in σ is ready and that FREE's turn comes). O((V + E) log V).
 
 use super::engine::{traverse, KeyHeap, Lifecycle};
 use super::error::OrderError;

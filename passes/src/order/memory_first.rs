@@ -1,5 +1,5 @@
 //! The `memory-first` order (baselines.md §2: the multi-tier form of Inductor's LPMF): over the
-//! op-graph projection ([`Lifecycle::Deferred`]: ALLOC just before its first user, FREE as soon as
+//! op-graph projection (`Lifecycle::Deferred`: ALLOC just before its first user, FREE as soon as
 //! ready), the ready op of smallest (raise(v), net(v), id(v)) runs first, with
 //! - raise(v) = Σ_τ max(0, live_τ + inc_τ(v) − max(peak_τ, C_τ)) / C_τ, how far running v pushes a
 //!   tier past both its capacity and the peak so far;
@@ -77,6 +77,8 @@ struct MemoryFirst {
     waiting: Vec<bool>,
     groups: Vec<Group>,
     group_of: HashMap<Vec<u64>, usize>,
+    /// The inc vector being built by a push (kept to avoid an allocation per push).
+    scratch: Vec<u64>,
 }
 
 impl MemoryFirst {
@@ -97,6 +99,7 @@ impl MemoryFirst {
             waiting: vec![false; module.ops.len()],
             groups: Vec::new(),
             group_of: HashMap::new(),
+            scratch: vec![0; tiers],
         }
     }
 
@@ -136,7 +139,8 @@ impl MemoryFirst {
 impl Selector for MemoryFirst {
     fn push(&mut self, op: OpId, state: &State<'_, '_>) {
         let graph = state.graph;
-        let mut inc = vec![0u64; self.live.len()];
+        let inc = &mut self.scratch;
+        inc.iter_mut().for_each(|bytes| *bytes = 0);
         for &p in graph.preds(op) {
             if let (Role::Alloc(buffer), false) = (graph.role(p), state.emitted[p.index()]) {
                 let buffer = graph.module.buffer(buffer);
@@ -144,20 +148,23 @@ impl Selector for MemoryFirst {
                 *slot = slot.saturating_add(buffer.size);
             }
         }
-        let next = self.groups.len();
-        let group = *self.group_of.entry(inc.clone()).or_insert(next);
-        if group == next {
-            let inc_ratio = inc
-                .iter()
-                .zip(&self.capacity)
-                .map(|(&bytes, &cap)| bytes as f64 / cap)
-                .sum();
-            self.groups.push(Group {
-                inc,
-                inc_ratio,
-                heap: BinaryHeap::new(),
-            });
-        }
+        let group = match self.group_of.get(inc.as_slice()) {
+            Some(&group) => group,
+            None => {
+                let inc_ratio = inc
+                    .iter()
+                    .zip(&self.capacity)
+                    .map(|(&bytes, &cap)| bytes as f64 / cap)
+                    .sum();
+                self.group_of.insert(inc.clone(), self.groups.len());
+                self.groups.push(Group {
+                    inc: inc.clone(),
+                    inc_ratio,
+                    heap: BinaryHeap::new(),
+                });
+                self.groups.len() - 1
+            }
+        };
         let version = self.version[op.index()].wrapping_add(1);
         self.version[op.index()] = version;
         self.waiting[op.index()] = true;

@@ -1,8 +1,8 @@
 //! Command orders: MPAS (paper §IV-B) and the orders the paper compares it with (input, stable,
 //! memory-first, critical-first), all one Kahn engine over one precedence graph with the L0 gate.
 //!
-//! Layout: [`graph`] builds the precedence graph (dependencies, buffer lifetimes, L0 turns from
-//! [`gate`]); [`engine`] is the Kahn traversal with a pluggable selector; one file per policy;
+//! Layout: `graph.rs` builds the precedence graph (dependencies, buffer lifetimes, L0 turns from
+//! `gate.rs`); `engine.rs` is the Kahn traversal with a pluggable selector; one file per policy;
 //! [`pass`] holds the `mpas` and `order` passes; [`table`] the order-sensitivity table. Every
 //! policy returns an order listing every op once, respecting every edge, L0-exclusive when the
 //! target asks — or an [`OrderError`], never a partial order.

@@ -6,7 +6,7 @@
 //! replaced only by a complete order (the engine returns nothing else), so a failing pass leaves
 //! the module as it was. Reordering keeps the dependencies, so the bottom levels stay valid and are
 //! preserved. Statistics: `logical-peak-before`/`-after` (bytes live at once over the non-staging
-//! tiers, see [`crate::analysis::pressure`]), `staging-peak-after` (the largest per-tier peak among
+//! tiers, see [`crate::analysis::pressure()`]), `staging-peak-after` (the largest per-tier peak among
 //! the staging tiers) and `l0-max-live-before`/`-after` (most buffers live at once in one staging
 //! tier). Per-tier peaks are tier-named, so they come from [`crate::analysis::Pressure`] and the
 //! order table rather than fixed statistic names. Cost: the policy's plus two O(V) sweeps.

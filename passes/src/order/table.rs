@@ -101,3 +101,37 @@ fn change(value: u64, base: u64) -> String {
     let percent = (value as f64 - base as f64) * 100.0 / base as f64;
     format!("{percent:+.1}%")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lattice_lir::parse_module;
+
+    #[test]
+    fn table_has_a_row_per_case_and_order_and_a_column_per_tier() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/matmul_tile.lir"
+        ))
+        .unwrap();
+        let module = parse_module(&text).unwrap();
+        let table = order_table(&[module]).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "| case | order | logical peak | vs stable | L1 | UB | L0A | L0B | L0C | L0 max live |"
+        );
+        assert_eq!(
+            lines[1],
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        assert_eq!(lines.len(), 2 + ORDERS.len());
+        assert_eq!(
+            lines[3],
+            "| matmul_tile | stable | 2048 | +0.0% | 2048 | 512 | 256 | 256 | 512 | 1 |"
+        );
+        assert!(lines[6].starts_with("| matmul_tile | mpas | 1024 | -50.0% |"));
+        assert_eq!(change(1, 0), "—");
+        assert_eq!(change(150, 100), "+50.0%");
+    }
+}
