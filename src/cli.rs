@@ -289,7 +289,12 @@ fn clap_error(e: &clap::Error, registry: &Registry, err: &mut dyn Write) -> u8 {
         _ => None,
     };
     let Some(arg) = invalid.filter(|a| a.starts_with("--")) else {
-        let _ = write!(err, "{}", e.render());
+        if e.use_stderr() {
+            let _ = write!(err, "{}", e.render());
+        } else {
+            // --help and --version are answers, not errors: they go to stdout.
+            let _ = e.print();
+        }
         return u8::try_from(e.exit_code()).unwrap_or(2);
     };
     let mut message = format!(

@@ -36,11 +36,12 @@ impl PassFilter {
 
     /// Adds the passes of a `--print-ir-*=P,Q` flag.
     pub fn extend(&mut self, names: impl IntoIterator<Item = String>) {
-        if *self == PassFilter::All {
+        let mut names = names.into_iter().peekable();
+        if *self == PassFilter::All || names.peek().is_none() {
             return;
         }
         let mut all = match std::mem::take(self) {
-            PassFilter::Named(names) => names,
+            PassFilter::Named(known) => known,
             _ => Vec::new(),
         };
         all.extend(names);
@@ -211,6 +212,8 @@ mod tests {
     #[test]
     fn filters_accumulate_names_and_all_wins() {
         let mut filter = PassFilter::None;
+        filter.extend(Vec::new());
+        assert_eq!(filter, PassFilter::None);
         filter.extend(["a".to_string()]);
         filter.extend(["b".to_string()]);
         assert!(filter.matches("a") && filter.matches("b") && !filter.matches("c"));

@@ -15,7 +15,6 @@
 
 use crate::analysis::AnalysisManager;
 use crate::diagnostic::Diagnostic;
-use crate::input::verify_diagnostics;
 use crate::ir_printing::{DumpPoint, DumpSink, IrPrinting};
 use crate::pass::{PassContext, PassError};
 use crate::pipeline::Pipeline;
@@ -173,11 +172,13 @@ impl PassManager {
                         start.elapsed(),
                     ));
                     verified.map_err(|errors| {
-                        let context = format!("the IR is invalid after pass `{name}`");
                         session
                             .diagnostics
-                            .extend(verify_diagnostics(&errors, &context));
-                        context
+                            .extend(errors.iter().map(|e| Diagnostic::from_located(e)));
+                        format!(
+                            "the IR is invalid after pass `{name}`: {} structural error(s)",
+                            errors.len()
+                        )
                     })
                 }
                 Ok(()) => Ok(()),

@@ -6,6 +6,7 @@
 //! names are unique kebab-case words that do not shadow a driver flag; `test-` passes are listed
 //! apart from the real ones.
 
+use crate::options::quote_if_needed;
 use crate::pass::PassInfo;
 use std::fmt::Write as _;
 
@@ -31,19 +32,23 @@ impl Registry {
         self.passes.iter().find(|p| p.name == name)
     }
 
-    /// The names of the real (non-test) passes, sorted, for error messages.
+    /// The names of the real passes, sorted, then the test passes, for error messages.
     pub fn valid_names(&self) -> String {
-        let mut names: Vec<&str> = self
-            .passes
-            .iter()
-            .filter(|p| !p.is_test())
-            .map(|p| p.name)
-            .collect();
-        names.sort_unstable();
-        if names.is_empty() {
-            return "(none)".into();
+        let sorted = |test: bool| {
+            let mut names: Vec<&str> = self
+                .passes
+                .iter()
+                .filter(|p| p.is_test() == test)
+                .map(|p| p.name)
+                .collect();
+            names.sort_unstable();
+            names.join(", ")
+        };
+        match (sorted(false), sorted(true)) {
+            (real, test) if test.is_empty() => real,
+            (real, test) if real.is_empty() => format!("(none); test passes: {test}"),
+            (real, test) => format!("{real}; test passes: {test}"),
         }
-        names.join(", ")
     }
 
     /// "unknown pass `x`; valid passes: …", with a suggestion when one name is close.
@@ -119,7 +124,7 @@ impl Registry {
         for pass in ordered {
             let options: Vec<String> = (pass.options)()
                 .iter()
-                .map(|o| format!("`{}={}` {}", o.name, o.default, o.summary))
+                .map(|o| format!("`{}={}` {}", o.name, quote_if_needed(&o.default), o.summary))
                 .collect();
             let options = if options.is_empty() {
                 "—".to_string()

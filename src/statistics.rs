@@ -75,8 +75,14 @@ impl Statistics {
     pub fn report(&self, format: StatisticsFormat) -> String {
         match format {
             StatisticsFormat::Json => {
-                let value = serde_json::json!({ "passes": self.entries });
-                serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+                #[derive(Serialize)]
+                struct Report<'a> {
+                    passes: &'a [Entry],
+                }
+                let report = Report {
+                    passes: &self.entries,
+                };
+                serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
             }
             StatisticsFormat::Text => {
                 let rule =

@@ -125,11 +125,16 @@ impl Timing {
             TimingFormat::Tree => self.table(total, true),
             TimingFormat::List => self.table(total, false),
             TimingFormat::Json => {
-                let value = serde_json::json!({
-                    "total_seconds": total.as_secs_f64(),
-                    "entries": self.entries().collect::<Vec<_>>(),
-                });
-                serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+                #[derive(Serialize)]
+                struct Report<'a> {
+                    total_seconds: f64,
+                    entries: Vec<&'a TimingNode>,
+                }
+                let report = Report {
+                    total_seconds: total.as_secs_f64(),
+                    entries: self.entries().collect(),
+                };
+                serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
             }
         }
     }

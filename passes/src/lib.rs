@@ -7,6 +7,8 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+#[cfg(feature = "generate")]
+pub mod generate;
 pub mod order;
 pub mod testing;
 

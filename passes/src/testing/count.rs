@@ -21,7 +21,7 @@ impl Pass for TestCount {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         let count =
             |f: fn(&OpKind) -> bool| module.ops.iter().filter(|op| f(&op.kind)).count() as u64;
-        cx.statistic("ops", "ops in σ", module.schedule.len() as u64);
+        cx.statistic("ops", "ops in the schedule", module.schedule.len() as u64);
         cx.statistic(
             "allocs",
             "ALLOC ops",

@@ -1,0 +1,87 @@
+//! The workload shapes a user can ask for, by their command-line names.
+//!
+//! Names are kebab-case words (`matmul`, `attention`, `conv`, `random`); `Display` and `FromStr`
+//! are inverse, so a CLI can take `--shape attention` and print the shape back. O(1).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The structure of a generated workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// Tiled matrix multiplication: A panels reused across output tiles, K-accumulation in L0C.
+    Matmul,
+    /// Flash attention: Q·Kᵀ, online softmax on the vector unit, P·V, per query block.
+    Attention,
+    /// Convolution blocks as implicit GEMM: weights via L0B, img2col patches via L0A, maps in L1.
+    Conv,
+    /// Unstructured steps over the same data path, operands drawn from the live buffers.
+    Random,
+}
+
+impl Shape {
+    /// Every shape, in the order `--help` lists them.
+    pub const ALL: [Shape; 4] = [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Matmul => "matmul",
+            Shape::Attention => "attention",
+            Shape::Conv => "conv",
+            Shape::Random => "random",
+        }
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A shape name that is not one of [`Shape::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownShape(pub String);
+
+impl fmt::Display for UnknownShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let valid: Vec<&str> = Shape::ALL.iter().map(|s| s.name()).collect();
+        write!(
+            f,
+            "unknown shape \"{}\"; valid shapes: {}",
+            self.0,
+            valid.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownShape {}
+
+impl FromStr for Shape {
+    type Err = UnknownShape;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Shape::ALL
+            .into_iter()
+            .find(|shape| shape.name() == s)
+            .ok_or_else(|| UnknownShape(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for shape in Shape::ALL {
+            assert_eq!(shape.to_string().parse::<Shape>(), Ok(shape));
+        }
+        let e = "Matmul".parse::<Shape>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown shape \"Matmul\"; valid shapes: matmul, attention, conv, random"
+        );
+    }
+}
