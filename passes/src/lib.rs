@@ -9,6 +9,7 @@
 pub mod analysis;
 #[cfg(feature = "generate")]
 pub mod generate;
+pub mod order;
 pub mod testing;
 pub mod verify;
 
@@ -16,6 +17,8 @@ use lattice::{PassInfo, Registry};
 
 /// Every pass lattice ships, real passes first, then the `test-` passes.
 pub static REGISTRY: Registry = Registry::new(&[
+    PassInfo::of::<order::Mpas>(),
+    PassInfo::of::<order::Order>(),
     PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),

@@ -3,6 +3,8 @@
 
 pub mod bottom_level;
 pub mod buffer_uses;
+pub mod pressure;
 
 pub use bottom_level::{bottom_levels, BottomLevels};
 pub use buffer_uses::{buffer_uses, BufferUses, Lifetime};
+pub use pressure::{pressure, Pressure};

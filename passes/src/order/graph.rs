@@ -1,0 +1,196 @@
+//! The graph every ordering policy traverses: one node per op, and an edge u → v whenever u must
+//! come before v — an `after(...)` dependency, a buffer lifetime (ALLOC(b) → each op naming b →
+//! FREE(b), and ALLOC(b) → FREE(b)), or an L0 turn of the gate ([`super::gate`]).
+//!
+//! Lifetime edges are added even when the input spells them as dependencies (the contest traces
+//! do), so every emitted order keeps every buffer's uses inside its lifetime whatever the input
+//! says. Edges are stored as compressed successor and predecessor lists without duplicates, so a
+//! node's pending-predecessor count drops to zero exactly when all its distinct predecessors ran.
+//! Dependencies naming an op outside the arena are ignored (the structural verifier reports them).
+//! O(V + E + operands + B log B) time and space.
+
+use super::error::{Link, OrderError};
+use super::gate::{l0_turns, L0Turns};
+use lattice_lir::{BufferId, Module, OpId, OpKind};
+
+/// What a node is, as far as ordering cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Starts the lifetime of a buffer.
+    Alloc(BufferId),
+    /// Ends the lifetime of a buffer.
+    Free(BufferId),
+    /// Any other op.
+    Work,
+}
+
+/// The precedence graph of one module.
+pub(crate) struct Graph<'m> {
+    /// The module the graph describes.
+    pub(crate) module: &'m Module,
+    /// Position of every op in the incoming σ.
+    pub(crate) position: Vec<usize>,
+    roles: Vec<Role>,
+    succ_start: Vec<usize>,
+    succ: Vec<OpId>,
+    pred_start: Vec<usize>,
+    pred: Vec<OpId>,
+    free_of: Vec<Option<OpId>>,
+    turns: L0Turns,
+}
+
+impl<'m> Graph<'m> {
+    /// Builds the graph of `module`, with the L0 turns when its target is L0-exclusive.
+    pub(crate) fn build(module: &'m Module) -> Result<Self, OrderError> {
+        let n = module.ops.len();
+        let position = module.schedule_positions();
+        let mut alloc_of = vec![None; module.buffers.len()];
+        let mut free_of = vec![None; module.buffers.len()];
+        let roles: Vec<Role> = module
+            .op_ids()
+            .map(|id| match module.op(id).kind {
+                OpKind::Alloc { buffer, .. } => {
+                    alloc_of[buffer.index()].get_or_insert(id);
+                    Role::Alloc(buffer)
+                }
+                OpKind::Free { buffer } => {
+                    free_of[buffer.index()].get_or_insert(id);
+                    Role::Free(buffer)
+                }
+                _ => Role::Work,
+            })
+            .collect();
+        let turns = l0_turns(module, &alloc_of, &position)?;
+
+        let mut edges: Vec<(OpId, OpId)> = Vec::with_capacity(module.dep_count() + 2 * n);
+        for id in module.op_ids() {
+            let op = module.op(id);
+            edges.extend(
+                op.deps
+                    .iter()
+                    .filter(|d| d.op.index() < n)
+                    .map(|d| (d.op, id)),
+            );
+            if roles[id.index()] != Role::Work {
+                continue;
+            }
+            for &buffer in op.kind.buffers() {
+                edges.extend(alloc_of[buffer.index()].map(|a| (a, id)));
+                edges.extend(free_of[buffer.index()].map(|f| (id, f)));
+            }
+        }
+        for buffer in module.buffer_ids() {
+            let (alloc, free) = (alloc_of[buffer.index()], free_of[buffer.index()]);
+            edges.extend(alloc.zip(free));
+            let previous_free = turns.previous(buffer).and_then(|p| free_of[p.index()]);
+            edges.extend(previous_free.zip(alloc));
+        }
+
+        let (succ_start, succ) = adjacency(n, edges.iter().copied());
+        let (pred_start, pred) = adjacency(
+            n,
+            (0..n).flat_map(|u| {
+                succ[succ_start[u]..succ_start[u + 1]]
+                    .iter()
+                    .map(move |&v| (v, OpId::new(u)))
+            }),
+        );
+        Ok(Graph {
+            module,
+            position,
+            roles,
+            succ_start,
+            succ,
+            pred_start,
+            pred,
+            free_of,
+            turns,
+        })
+    }
+
+    /// Number of nodes (ops).
+    pub(crate) fn len(&self) -> usize {
+        self.roles.len()
+    }
+
+    /// What `op` is.
+    pub(crate) fn role(&self, op: OpId) -> Role {
+        self.roles[op.index()]
+    }
+
+    /// The user-visible name of `op` (`%<name>`), the paper's id(v).
+    pub(crate) fn name(&self, op: OpId) -> u32 {
+        self.module.op(op).name
+    }
+
+    /// The ops that must come right after `op` could run, without duplicates.
+    pub(crate) fn succs(&self, op: OpId) -> &[OpId] {
+        &self.succ[self.succ_start[op.index()]..self.succ_start[op.index() + 1]]
+    }
+
+    /// The ops `op` waits for, without duplicates.
+    pub(crate) fn preds(&self, op: OpId) -> &[OpId] {
+        &self.pred[self.pred_start[op.index()]..self.pred_start[op.index() + 1]]
+    }
+
+    /// Why `to` must come after `from` (an edge of this graph), for error messages.
+    pub(crate) fn link(&self, from: OpId, to: OpId) -> Link {
+        if let (Role::Free(previous), Role::Alloc(buffer)) = (self.role(from), self.role(to)) {
+            if self.turns.previous(buffer) == Some(previous) {
+                let tier = self.module.buffer(buffer).tier;
+                return Link::L0Turn {
+                    tier: self.module.target.tier(tier).name.clone(),
+                };
+            }
+        }
+        let named = |op: OpId, b: BufferId| self.module.op(op).kind.buffers().contains(&b);
+        let lifetime = match (self.role(from), self.role(to)) {
+            (Role::Alloc(b), _) if named(to, b) || self.free_of[b.index()] == Some(to) => Some(b),
+            (_, Role::Free(b)) if named(from, b) => Some(b),
+            _ => None,
+        };
+        let declared = self.module.op(to).deps.iter().any(|d| d.op == from);
+        match lifetime {
+            Some(b) if !declared => Link::Lifetime {
+                buffer: self.module.buffer(b).name,
+            },
+            _ => Link::Dependency,
+        }
+    }
+}
+
+/// Compressed adjacency lists of `n` nodes from `(from, to)` pairs, each list in first-seen order
+/// with repeated pairs dropped. O(n + pairs).
+fn adjacency(
+    n: usize,
+    pairs: impl Iterator<Item = (OpId, OpId)> + Clone,
+) -> (Vec<usize>, Vec<OpId>) {
+    let mut start = vec![0usize; n + 1];
+    for (from, _) in pairs.clone() {
+        start[from.index() + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![OpId::new(0); start[n]];
+    for (from, to) in pairs {
+        list[fill[from.index()]] = to;
+        fill[from.index()] += 1;
+    }
+    // Drop repeats per node with a stamp array: seen[to] == from + 1 marks `to` as already listed.
+    let mut seen = vec![0usize; n];
+    let mut kept = Vec::with_capacity(list.len());
+    let mut kept_start = Vec::with_capacity(n + 1);
+    kept_start.push(0);
+    for from in 0..n {
+        for &to in &list[start[from]..start[from + 1]] {
+            if seen[to.index()] != from + 1 {
+                seen[to.index()] = from + 1;
+                kept.push(to);
+            }
+        }
+        kept_start.push(kept.len());
+    }
+    (kept_start, kept)
+}
