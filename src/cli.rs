@@ -14,7 +14,7 @@ use crate::driver::{run, OptConfig};
 use crate::input::parse_capacity;
 use crate::ir_printing::{IrPrinting, PassFilter};
 use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline};
-use crate::registry::Registry;
+use crate::registry::{MetricsFormat, Registry};
 use crate::statistics::StatisticsFormat;
 use crate::timing::TimingFormat;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -108,6 +108,12 @@ struct Flags {
     /// Check diagnostics against `// expected-error@+N {{…}}` directives in the input.
     #[arg(long)]
     verify_diagnostics: bool,
+    /// Write the metrics of the resulting module as JSON to FILE (default `-`: stdout, after the IR).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "-")]
+    metrics: Option<PathBuf>,
+    /// Write the metrics of the resulting module as text to FILE (default `-`: stdout, after the IR).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "-")]
+    metrics_text: Option<PathBuf>,
     /// For contest input: override a tier's capacity, e.g. `--capacity UB=512` (repeatable).
     #[arg(long, value_name = "TIER=N", value_parser = parse_capacity)]
     capacity: Vec<(String, u64)>,
@@ -230,6 +236,19 @@ fn configure(
             *filter = PassFilter::All;
         }
     }
+    let metrics: Vec<(PathBuf, MetricsFormat)> = [
+        (&flags.metrics, MetricsFormat::Json),
+        (&flags.metrics_text, MetricsFormat::Text),
+    ]
+    .into_iter()
+    .filter_map(|(path, format)| path.clone().map(|p| (p, format)))
+    .collect();
+    if !metrics.is_empty() && registry.metrics().is_none() {
+        return Err("error: this tool's passes do not report metrics\n".into());
+    }
+    if metrics.iter().any(|(p, _)| *p == flags.input) {
+        return Err("error: the metrics would overwrite the input file\n".into());
+    }
     let mut import = ImportOptions {
         capacities: flags.capacity.clone(),
         ..ImportOptions::default()
@@ -249,6 +268,7 @@ fn configure(
         split_input: flags.split_input_file,
         verify_diagnostics: flags.verify_diagnostics,
         dump_pipeline: flags.dump_pass_pipeline,
+        metrics,
         ..OptConfig::new(&flags.input, &flags.output)
     })
 }

@@ -10,7 +10,8 @@
 //!   failing run leaves no output file (and never touches its input);
 //! - the exit code is 0 on success, 1 when the input, the IR or a pass failed (or the expected
 //!   diagnostics did not match); usage errors (2) are the CLI's;
-//! - dumps, diagnostics and reports go to the error stream; only the resulting IR goes to the output.
+//! - dumps, diagnostics and reports go to the error stream; only the resulting IR goes to the output
+//!   (and `--metrics` reports to their own destinations, after the IR when both are stdout).
 
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::expected::{check, parse_expected};
@@ -19,7 +20,7 @@ use crate::io::write_atomic;
 use crate::ir_printing::{DumpSink, IrPrinting};
 use crate::manager::{PassManager, Session};
 use crate::pipeline::{parse_pipeline, Pipeline};
-use crate::registry::Registry;
+use crate::registry::{MetricsFormat, Registry};
 use crate::reproducer::{header, parse_header};
 use crate::split::{split_input, Chunk, SPLIT_MARKER};
 use crate::statistics::{Statistics, StatisticsFormat};
@@ -60,6 +61,8 @@ pub struct OptConfig {
     pub verify_diagnostics: bool,
     /// Print the canonical pipeline text to the error stream before running.
     pub dump_pipeline: bool,
+    /// Write the metrics of each resulting module to these destinations (`-`: stdout).
+    pub metrics: Vec<(PathBuf, MetricsFormat)>,
 }
 
 impl OptConfig {
@@ -79,6 +82,7 @@ impl OptConfig {
             split_input: false,
             verify_diagnostics: false,
             dump_pipeline: false,
+            metrics: Vec::new(),
         }
     }
 }
@@ -141,6 +145,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         dump_name: String::new(),
     };
     let mut outputs = Vec::new();
+    let mut reports: Vec<Vec<String>> = vec![Vec::new(); config.metrics.len()];
     let mut output_time = Duration::ZERO;
     let mut failed = false;
     let mut reproducer_written = false;
@@ -163,6 +168,11 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                         let start = Instant::now();
                         outputs.push(print_module(&module));
                         output_time += start.elapsed();
+                        if let Some(metrics) = registry.metrics() {
+                            for (report, (_, format)) in reports.iter_mut().zip(&config.metrics) {
+                                report.push(metrics(&module, *format));
+                            }
+                        }
                     }
                     Err(failure) => {
                         chunk_failed = true;
@@ -207,9 +217,25 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     if !failed {
         let start = Instant::now();
         let text = outputs.join(&format!("{SPLIT_MARKER}\n"));
-        if let Err(e) = write_atomic(&config.output, text.as_bytes()) {
-            let _ = writeln!(session.sink.stream(), "error: {e}");
-            failed = true;
+        let metrics = config
+            .metrics
+            .iter()
+            .zip(&reports)
+            .map(|((path, format), report)| {
+                let joined = match format {
+                    MetricsFormat::Json if report.len() > 1 => {
+                        format!("[\n{}\n]", report.join(",\n"))
+                    }
+                    _ => report.join("\n"),
+                };
+                (path, format!("{}\n", joined.trim_end()))
+            });
+        let writes = std::iter::once((&config.output, text)).chain(metrics);
+        for (path, text) in writes {
+            if let Err(e) = write_atomic(path, text.as_bytes()) {
+                let _ = writeln!(session.sink.stream(), "error: {e}");
+                failed = true;
+            }
         }
         output_time += start.elapsed();
     }

@@ -30,4 +30,4 @@ pub use manager::PassManager;
 pub use options::{NoOptions, OptionType, PassOptions};
 pub use pass::{Pass, PassBuilder, PassContext, PassError, PassInfo, RegisteredPass};
 pub use pipeline::{parse_pipeline, PassSpec, Pipeline};
-pub use registry::Registry;
+pub use registry::{MetricsFormat, Registry};

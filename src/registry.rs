@@ -1,6 +1,7 @@
 //! The pass registry: one static list of [`PassInfo`] entries from which the CLI flags, the pipeline
 //! parser's name lookup, `--list-passes`, the "unknown pass" error and the README pass table are all
-//! derived, so none of them can drift from the others.
+//! derived, so none of them can drift from the others. It also carries the passes crate's metrics
+//! reporter, so the driver can print metrics without depending on any pass.
 //!
 //! Invariants (checked by [`Registry::check`], which the driver runs before using a registry):
 //! names are unique kebab-case words that do not shadow a driver flag; `test-` passes are listed
@@ -8,18 +9,48 @@
 
 use crate::options::quote_if_needed;
 use crate::pass::PassInfo;
+use lattice_lir::Module;
 use std::fmt::Write as _;
 
-/// A list of registered passes.
+/// How `--metrics` / `--metrics-text` want a module's metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricsFormat {
+    /// Machine-readable JSON.
+    Json,
+    /// Human-readable text.
+    Text,
+}
+
+/// Computes and renders the metrics of a (final) module.
+pub type MetricsFn = fn(&Module, MetricsFormat) -> String;
+
+/// A list of registered passes, plus the metrics the passes crate knows how to compute.
 #[derive(Clone, Copy)]
 pub struct Registry {
     passes: &'static [PassInfo],
+    metrics: Option<MetricsFn>,
 }
 
 impl Registry {
     /// A registry over a static list (in the order `--list-passes` shows it).
     pub const fn new(passes: &'static [PassInfo]) -> Self {
-        Registry { passes }
+        Registry {
+            passes,
+            metrics: None,
+        }
+    }
+
+    /// The same registry, able to report module metrics (`--metrics`).
+    pub const fn with_metrics(self, metrics: MetricsFn) -> Self {
+        Registry {
+            metrics: Some(metrics),
+            ..self
+        }
+    }
+
+    /// The metrics reporter, if the registry has one.
+    pub fn metrics(&self) -> Option<MetricsFn> {
+        self.metrics
     }
 
     /// Every entry, registration order.

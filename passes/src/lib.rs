@@ -13,7 +13,8 @@ pub mod order;
 pub mod testing;
 pub mod verify;
 
-use lattice::{PassInfo, Registry};
+use lattice::{MetricsFormat, PassInfo, Registry};
+use lattice_lir::Module;
 
 /// Every pass lattice ships, real passes first, then the `test-` passes.
 pub static REGISTRY: Registry = Registry::new(&[
@@ -26,4 +27,14 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<testing::TestFail>(),
     PassInfo::of::<testing::TestRemark>(),
     PassInfo::of::<testing::TestReverse>(),
-]);
+])
+.with_metrics(report_metrics);
+
+/// `--metrics`: the independent replay's metrics of the final module.
+fn report_metrics(module: &Module, format: MetricsFormat) -> String {
+    let metrics = verify::metrics(module);
+    match format {
+        MetricsFormat::Json => metrics.to_json_string(),
+        MetricsFormat::Text => metrics.to_text(),
+    }
+}
