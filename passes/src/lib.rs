@@ -7,12 +7,14 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod dlr;
 pub mod testing;
 
 use lattice::{PassInfo, Registry};
 
 /// Every pass lattice ships, real passes first, then the `test-` passes.
 pub static REGISTRY: Registry = Registry::new(&[
+    PassInfo::of::<dlr::Dlr>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
     PassInfo::of::<testing::TestCount>(),
