@@ -126,7 +126,8 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan,
                     s.pin[b.index()] = stamp;
                 }
                 s.pin[buffer.index()] = stamp;
-                let offset = s.place(buffer, q, stamp, id)?;
+                // A failure is reported at the command that needs the buffer.
+                let offset = s.place(buffer, q, stamp, group)?;
                 s.out.alloc_offsets[buffer.index()] = offset;
                 s.last_access[buffer.index()] = q;
                 s.out.events.push(Event::Op(id));
