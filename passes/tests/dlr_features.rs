@@ -354,3 +354,22 @@ fn refuses_unscheduled_and_planned_modules() {
     let e = plan(&m, &DlrOptions::default()).unwrap_err();
     assert!(e.to_string().contains("already has a memory plan"), "{e}");
 }
+
+#[test]
+fn results_table_lists_both_policies() {
+    let m = module(100, false, THREE);
+    let rows = [lattice_passes::dlr::report::Row {
+        case: "three",
+        order: "input",
+        module: &m,
+    }];
+    let table = lattice_passes::dlr::report::results_table(&rows).unwrap();
+    assert_eq!(
+        table,
+        "| case | order | victim | spills | drops | traffic | physical peak |\n\
+         |---|---|---|---:|---:|---:|---:|\n\
+         | three | input | cost | 1 | 0 | 80 | 80 |\n\
+         | three | input | lru | 2 | 0 | 160 | 80 |\n\
+         | **total** | | cost / lru | | | 80 / 160 | |\n"
+    );
+}

@@ -244,6 +244,11 @@ impl Scanner<'_> {
             (false, Victim::Cost) => Rule::Cost,
             (false, Victim::Lru) => Rule::Lru,
         };
+        if size == 0 {
+            // Takes no bytes, so it never needs room (nor evicts anything).
+            self.occupy(b, 0);
+            return Ok(0);
+        }
         let mut victims: Vec<(BufferId, u64)> = Vec::new();
         if staging && self.m.target.l0_exclusive {
             while let Some(v) = self.pick(tier, rule, now, stamp) {
