@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod dlr;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod order;
@@ -20,6 +21,7 @@ use lattice_lir::Module;
 pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
+    PassInfo::of::<dlr::Dlr>(),
     PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),

@@ -1,0 +1,345 @@
+//! The DLR scan (paper Alg. 2): walks the tightened σ once, binding every residency to an offset
+//! and emitting SPILL_OUT/SPILL_IN events where a tier runs out of room.
+//!
+//! Per tier it keeps a [`FreeList`] and the set of residents. At each op the buffers it needs are
+//! pinned (a compute op's operands; for an ALLOC moved next to its anchor, the anchor's operands
+//! too), then each needed buffer that is not resident is placed by best fit — an ALLOC creates
+//! it, a SPILL_IN reloads it, possibly at a new offset. A FREE of a spilled buffer reloads it
+//! first, since a contest spill must be paired with a reload (this only happens when a dependency
+//! keeps the FREE after the last use).
+//!
+//! Eviction rule (fragmentation): while no hole fits, release the best-ranked unpinned resident of
+//! the tier (see [`super::victim`]) — each release merges holes, and releasing every unpinned
+//! resident leaves only pinned bytes, so the loop ends or the request is impossible. Once a hole
+//! fits, the block goes to the best-fit offset and every released victim that does not overlap
+//! it is put back: only victims under the new block are actually spilled. With `l0_exclusive`, a
+//! staging tier first flushes all its unpinned residents (eager flushing), so its residencies never
+//! overlap in σ. Invariants at every step: residents of a tier are pairwise disjoint in address and
+//! lie in their tier; the free list is the complement of the residents.
+//!
+//! Complexity: O(V log V) for placement plus O(R) per eviction round (R residents of the tier).
+
+use super::free_list::FreeList;
+use super::lifetimes::{operands, Lifetimes};
+use super::victim::{compare, Candidate, Rule};
+use super::{DlrError, DlrErrorKind, DlrStats, Victim};
+use lattice_lir::{BufferId, Module, OpId, OpKind};
+use std::collections::BTreeSet;
+
+/// One entry of the planned σ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// An op of the input.
+    Op(OpId),
+    /// The SPILL_OUT of spill `k`.
+    Out(usize),
+    /// The SPILL_IN of spill `k`.
+    In(usize),
+}
+
+/// One spill: the buffer and where its reload put it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spill {
+    pub(crate) buffer: BufferId,
+    pub(crate) reload_offset: u64,
+}
+
+/// What the scan decided.
+#[derive(Clone, Debug)]
+pub(crate) struct Scan {
+    /// The planned σ.
+    pub(crate) events: Vec<Event>,
+    /// Spills in spill order.
+    pub(crate) spills: Vec<Spill>,
+    /// ALLOC offset per buffer.
+    pub(crate) alloc_offsets: Vec<u64>,
+    /// Counters (the dependency counts are filled in later).
+    pub(crate) stats: DlrStats,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Unborn,
+    Resident(u64),
+    Spilled(usize),
+    Freed,
+}
+
+struct Tier {
+    free: FreeList,
+    residents: BTreeSet<BufferId>,
+}
+
+struct Scanner<'a> {
+    m: &'a Module,
+    life: &'a Lifetimes,
+    victim: Victim,
+    tiers: Vec<Tier>,
+    state: Vec<State>,
+    /// Per buffer: the stamp of the op group that pins it.
+    pin: Vec<usize>,
+    /// Per buffer: index into `life.uses` of its next unprocessed use.
+    next: Vec<usize>,
+    last_access: Vec<usize>,
+    resident_bytes: u64,
+    out: Scan,
+}
+
+/// Runs the scan over `life.order`.
+pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan, DlrError> {
+    let nb = m.buffers.len();
+    let mut s = Scanner {
+        m,
+        life,
+        victim,
+        tiers: m
+            .target
+            .tiers
+            .iter()
+            .map(|t| Tier {
+                free: FreeList::new(t.capacity),
+                residents: BTreeSet::new(),
+            })
+            .collect(),
+        state: vec![State::Unborn; nb],
+        pin: vec![usize::MAX; nb],
+        next: vec![0; nb],
+        last_access: vec![0; nb],
+        resident_bytes: 0,
+        out: Scan {
+            events: Vec::with_capacity(life.order.len()),
+            spills: Vec::new(),
+            alloc_offsets: vec![0; nb],
+            stats: DlrStats::default(),
+        },
+    };
+    let mut new_pos = vec![0; m.ops.len()];
+    for (q, &id) in life.order.iter().enumerate() {
+        new_pos[id.index()] = q;
+    }
+    for (q, &id) in life.order.iter().enumerate() {
+        match m.op(id).kind {
+            OpKind::Alloc { buffer, .. } => {
+                let group = life.anchor[id.index()].unwrap_or(id);
+                let stamp = new_pos[group.index()];
+                for &b in operands(m, group) {
+                    s.pin[b.index()] = stamp;
+                }
+                s.pin[buffer.index()] = stamp;
+                // A failure is reported at the command that needs the buffer.
+                let offset = s.place(buffer, q, stamp, group)?;
+                s.out.alloc_offsets[buffer.index()] = offset;
+                s.last_access[buffer.index()] = q;
+                s.out.events.push(Event::Op(id));
+            }
+            OpKind::Free { buffer } => {
+                if let State::Spilled(k) = s.state[buffer.index()] {
+                    s.pin[buffer.index()] = q;
+                    s.reload(buffer, k, q, q, id)?;
+                }
+                if let State::Resident(offset) = s.state[buffer.index()] {
+                    s.release(buffer, offset);
+                }
+                s.state[buffer.index()] = State::Freed;
+                s.out.events.push(Event::Op(id));
+            }
+            OpKind::Compute { ref operands, .. } => {
+                for &b in operands {
+                    s.pin[b.index()] = q;
+                }
+                for &b in operands {
+                    if let State::Spilled(k) = s.state[b.index()] {
+                        s.reload(b, k, q, q, id)?;
+                    }
+                }
+                for &b in operands {
+                    s.last_access[b.index()] = q;
+                    let uses = &life.uses[b.index()];
+                    let next = &mut s.next[b.index()];
+                    while uses.get(*next).is_some_and(|&u| u <= q) {
+                        *next += 1;
+                    }
+                }
+                s.out.events.push(Event::Op(id));
+            }
+            // A scheduled module has no spill ops (the caller checked the phase).
+            OpKind::SpillOut { .. } | OpKind::SpillIn { .. } => {}
+        }
+    }
+    Ok(s.out)
+}
+
+impl Scanner<'_> {
+    fn size(&self, b: BufferId) -> u64 {
+        self.m.buffer(b).size
+    }
+
+    fn reload(
+        &mut self,
+        b: BufferId,
+        k: usize,
+        now: usize,
+        stamp: usize,
+        at: OpId,
+    ) -> Result<(), DlrError> {
+        let offset = self.place(b, now, stamp, at)?;
+        self.out.spills[k].reload_offset = offset;
+        self.out.stats.reloads += 1;
+        self.last_access[b.index()] = now;
+        self.out.events.push(Event::In(k));
+        Ok(())
+    }
+
+    fn release(&mut self, b: BufferId, offset: u64) {
+        let size = self.size(b);
+        let tier = &mut self.tiers[self.m.buffer(b).tier.index()];
+        tier.free.release(offset, size);
+        tier.residents.remove(&b);
+        self.resident_bytes -= size;
+    }
+
+    fn occupy(&mut self, b: BufferId, offset: u64) {
+        let size = self.size(b);
+        let tier = &mut self.tiers[self.m.buffer(b).tier.index()];
+        tier.free.occupy(offset, size);
+        tier.residents.insert(b);
+        self.state[b.index()] = State::Resident(offset);
+        self.resident_bytes += size;
+        self.out.stats.physical_peak = self.out.stats.physical_peak.max(self.resident_bytes);
+    }
+
+    fn candidate(&self, b: BufferId) -> Candidate {
+        let buf = self.m.buffer(b);
+        let uses = &self.life.uses[b.index()];
+        Candidate {
+            buffer: b,
+            size: buf.size,
+            backed: buf.backed,
+            next_use: uses.get(self.next[b.index()]).copied(),
+            free_pos: self.life.free_pos[b.index()],
+            final_use: uses.last().copied().unwrap_or(self.last_access[b.index()]),
+            last_access: self.last_access[b.index()],
+        }
+    }
+
+    /// The best-ranked unpinned resident of `tier`, if any.
+    fn pick(&self, tier: usize, rule: Rule, now: usize, stamp: usize) -> Option<BufferId> {
+        let cost = self.m.target.spill_cost;
+        self.tiers[tier]
+            .residents
+            .iter()
+            .filter(|b| self.pin[b.index()] != stamp)
+            .map(|&b| self.candidate(b))
+            .max_by(|a, b| compare(rule, a, b, now, cost))
+            .map(|c| c.buffer)
+    }
+
+    /// Finds room for `b` in its tier (evicting as needed), occupies it and returns the offset.
+    fn place(&mut self, b: BufferId, now: usize, stamp: usize, at: OpId) -> Result<u64, DlrError> {
+        let buf = self.m.buffer(b);
+        let (tier, size) = (buf.tier.index(), buf.size);
+        let staging = self.m.target.tiers[tier].staging;
+        let rule = match (staging, self.victim) {
+            (true, _) => Rule::Staging,
+            (false, Victim::Cost) => Rule::Cost,
+            (false, Victim::Lru) => Rule::Lru,
+        };
+        if size == 0 {
+            // Takes no bytes, so it never needs room (nor evicts anything).
+            self.occupy(b, 0);
+            return Ok(0);
+        }
+        let mut victims: Vec<(BufferId, u64)> = Vec::new();
+        if staging && self.m.target.l0_exclusive {
+            while let Some(v) = self.pick(tier, rule, now, stamp) {
+                victims.push((v, self.offset_of(v)));
+                self.release(v, self.offset_of(v));
+            }
+            if let Some(&other) = self.tiers[tier].residents.iter().next() {
+                return Err(DlrError::at(
+                    at,
+                    DlrErrorKind::L0Shared {
+                        buffer: buf.name,
+                        other: self.m.buffer(other).name,
+                        tier: self.m.target.tiers[tier].name.clone(),
+                    },
+                ));
+            }
+        }
+        let flushed = victims.len();
+        let offset = loop {
+            if let Some(o) = self.tiers[tier].free.best_fit(size) {
+                break o;
+            }
+            if victims.len() == flushed {
+                let largest = self.tiers[tier].free.largest();
+                let resident: u64 = self.tiers[tier]
+                    .residents
+                    .iter()
+                    .map(|&r| self.size(r))
+                    .sum();
+                let stats = &mut self.out.stats;
+                stats.frag_shortfall_sum += size - largest;
+                stats.frag_shortfall_max = stats.frag_shortfall_max.max(size - largest);
+                if self.m.target.tiers[tier].capacity - resident >= size {
+                    stats.frag_evictions += 1;
+                }
+            }
+            let Some(v) = self.pick(tier, rule, now, stamp) else {
+                let t = &self.m.target.tiers[tier];
+                let kind = DlrErrorKind::NoRoom {
+                    buffer: buf.name,
+                    size,
+                    tier: t.name.clone(),
+                    capacity: t.capacity,
+                    largest: self.tiers[tier].free.largest(),
+                };
+                return Err(DlrError::at(at, kind));
+            };
+            victims.push((v, self.offset_of(v)));
+            self.release(v, self.offset_of(v));
+        };
+        // Victims clear of the new block stay resident (flushed L0 residents do not).
+        let mut evicted = Vec::with_capacity(victims.len());
+        for (i, &(v, o)) in victims.iter().enumerate() {
+            let clear = o + self.size(v) <= offset || offset + size <= o;
+            if i >= flushed && clear {
+                self.occupy(v, o);
+            } else {
+                evicted.push(v);
+            }
+        }
+        for v in evicted {
+            self.spill(v);
+        }
+        self.occupy(b, offset);
+        Ok(offset)
+    }
+
+    fn offset_of(&self, b: BufferId) -> u64 {
+        match self.state[b.index()] {
+            State::Resident(o) => o,
+            _ => 0,
+        }
+    }
+
+    /// Records the SPILL_OUT of an already released victim.
+    fn spill(&mut self, v: BufferId) {
+        let buf = self.m.buffer(v);
+        let k = self.out.spills.len();
+        self.out.spills.push(Spill {
+            buffer: v,
+            reload_offset: 0,
+        });
+        self.state[v.index()] = State::Spilled(k);
+        self.out.events.push(Event::Out(k));
+        let stats = &mut self.out.stats;
+        stats.spills += 1;
+        if buf.backed {
+            stats.drops += 1;
+            stats.traffic += buf.size;
+        } else {
+            stats.traffic += 2 * buf.size;
+        }
+    }
+}
