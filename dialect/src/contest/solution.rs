@@ -12,8 +12,9 @@
 use super::{originals_by_name, spill_out_id, ContestError};
 use crate::diag::Loc;
 use crate::ids::BufferId;
-use crate::module::{Module, Op, OpKind, Phase};
+use crate::module::{Module, OpKind, Phase};
 use crate::plan_deps::derive_plan_deps;
+use crate::spill::spill_ops;
 use crate::verify::verify_module;
 use std::collections::HashMap;
 
@@ -68,37 +69,22 @@ pub fn import_solution(
     }
     // Slot i of `ops` is the op with contest id i.
     let mut ops = originals;
-    let target = module.target.clone();
     for (k, spill) in spills.iter().enumerate() {
-        let Some(buf) = module.buffers.get(spill.buffer.index()) else {
+        if spill.buffer.index() >= module.buffers.len() {
             continue;
-        };
-        let full = target.spill_cost.cycles(buf.size);
-        let out_cycles = if buf.backed { 0 } else { full };
+        }
         let out_name = spill_out_id(n, k);
         // `read_spills` bounded the spill count so that every id fits a u32.
         let name = |id: u64| u32::try_from(id).unwrap_or(u32::MAX);
-        ops.push(module.add_op(Op {
-            name: name(out_name),
-            kind: OpKind::SpillOut {
-                buffer: spill.buffer,
-                pipe: target.spill_out_pipe,
-                cycles: out_cycles,
-            },
-            deps: Vec::new(),
-            loc: None,
-        }));
-        ops.push(module.add_op(Op {
-            name: name(out_name + 1),
-            kind: OpKind::SpillIn {
-                buffer: spill.buffer,
-                offset: spill.offset,
-                pipe: target.spill_in_pipe,
-                cycles: full,
-            },
-            deps: Vec::new(),
-            loc: None,
-        }));
+        let (spill_out, spill_in) = spill_ops(
+            &module,
+            spill.buffer,
+            spill.offset,
+            name(out_name),
+            name(out_name + 1),
+        );
+        ops.push(module.add_op(spill_out));
+        ops.push(module.add_op(spill_in));
     }
     module.schedule = order
         .iter()

@@ -24,7 +24,8 @@ mod victim;
 
 use lattice::option_enum;
 use lattice_lir::plan_deps::derive_plan_deps;
-use lattice_lir::{DepKind, Module, Op, OpId, OpKind, Phase};
+use lattice_lir::spill;
+use lattice_lir::{DepKind, Module, OpId, OpKind, Phase};
 use scan::Event;
 
 pub use pass::Dlr;
@@ -179,34 +180,16 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
             kind: DlrErrorKind::TooManySpills,
         })
     };
-    let target = out.target.clone();
     let mut spill_ops = Vec::with_capacity(scan.spills.len());
     for (k, spill) in scan.spills.iter().enumerate() {
-        let buf = out.buffer(spill.buffer);
-        let full = target.spill_cost.cycles(buf.size);
-        let out_cycles = if buf.backed { 0 } else { full };
         let base = n + 2 * k as u64;
-        let spill_out = Op {
-            name: name(base)?,
-            kind: OpKind::SpillOut {
-                buffer: spill.buffer,
-                pipe: target.spill_out_pipe,
-                cycles: out_cycles,
-            },
-            deps: Vec::new(),
-            loc: None,
-        };
-        let spill_in = Op {
-            name: name(base + 1)?,
-            kind: OpKind::SpillIn {
-                buffer: spill.buffer,
-                offset: spill.reload_offset,
-                pipe: target.spill_in_pipe,
-                cycles: full,
-            },
-            deps: Vec::new(),
-            loc: None,
-        };
+        let (spill_out, spill_in) = spill::spill_ops(
+            &out,
+            spill.buffer,
+            spill.reload_offset,
+            name(base)?,
+            name(base + 1)?,
+        );
         spill_ops.push((out.add_op(spill_out), out.add_op(spill_in)));
     }
     out.schedule = scan
