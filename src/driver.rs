@@ -90,7 +90,7 @@ impl OptConfig {
 /// Runs the driver; diagnostics, dumps and reports go to `err`. Returns the exit code (0 or 1).
 pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     let started = Instant::now();
-    let source = match read_source(&config.input) {
+    let mut source = match read_source(&config.input) {
         Ok(source) => source,
         Err(e) => return report(err, &render_all(&e.diagnostics(), "lattice-opt", None)),
     };
@@ -132,7 +132,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         }
     } else {
         vec![Chunk {
-            text: source.text.clone(),
+            text: std::mem::take(&mut source.text),
             first_line: 1,
         }]
     };

@@ -5,7 +5,7 @@
 //! verified by the caller (the driver times and reports it), so a pipeline always starts from
 //! valid IR.
 
-use crate::diagnostic::{render_all, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::io::{read_text, IoError};
 use lattice_lir::contest::{import_graph, ContestError, ImportOptions};
 use lattice_lir::{parse_module, Module, ParseError, VerifyError};
@@ -49,16 +49,10 @@ impl LoadError {
             }
         }
     }
-
-    /// The error as the user sees it: `file:line:col: error: …` with the source line quoted.
-    pub fn render(&self, source: &SourceFile) -> String {
-        let text = (!source.text.is_empty()).then_some(source.text.as_str());
-        render_all(&self.diagnostics(), &source.name, text)
-    }
 }
 
 /// Structural-verifier errors as diagnostics, closed by a note that counts them under `context`.
-pub fn verify_diagnostics(errors: &[VerifyError], context: &str) -> Vec<Diagnostic> {
+fn verify_diagnostics(errors: &[VerifyError], context: &str) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = errors.iter().map(|e| Diagnostic::from_located(e)).collect();
     out.push(Diagnostic::note(
         None,
