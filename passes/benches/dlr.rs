@@ -2,34 +2,19 @@
 //! exclusivity off (issue target: under 100 ms in release), for both victim policies.
 //! Run with `cargo bench -p lattice-passes --bench dlr`; needs `../shared/cases` beside the checkout.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use lattice_lir::contest::{import_graph, ImportOptions};
+use lattice_lir::contest::ImportOptions;
 use lattice_lir::Phase;
 use lattice_passes::dlr::{plan, DlrOptions, Victim};
-use std::path::PathBuf;
 
 fn dlr(c: &mut Criterion) {
-    let path: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "shared",
-        "cases",
-        "Matmul_Case1.json",
-    ]
-    .iter()
-    .collect();
-    let json = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the bench needs ../shared beside the checkout)",
-            path.display()
-        )
-    });
     let options = ImportOptions {
         l0_exclusive: false,
         ..ImportOptions::default()
     };
-    let mut module = import_graph(&json, "Matmul_Case1", &options).expect("imports");
+    let mut module = common::case("Matmul_Case1", &options);
     module.phase = Phase::Scheduled;
     let mut group = c.benchmark_group("Matmul_Case1");
     group.sample_size(20);

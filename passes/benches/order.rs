@@ -3,30 +3,15 @@
 //! the analysis manager would cache them. Run with `cargo bench -p lattice-passes`; needs
 //! `../shared/cases` beside the checkout.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use lattice_lir::contest::{import_graph, ImportOptions};
+use lattice_lir::contest::ImportOptions;
 use lattice_passes::analysis::bottom_levels;
 use lattice_passes::order::{mpas_order, order_by, Policy};
-use std::path::PathBuf;
 
 fn orders(c: &mut Criterion) {
-    let path: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "shared",
-        "cases",
-        "Matmul_Case1.json",
-    ]
-    .iter()
-    .collect();
-    let json = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the bench needs ../shared beside the checkout)",
-            path.display()
-        )
-    });
-    let module = import_graph(&json, "Matmul_Case1", &ImportOptions::default()).expect("imports");
+    let module = common::case("Matmul_Case1", &ImportOptions::default());
     let levels = bottom_levels(&module);
     let mut group = c.benchmark_group("Matmul_Case1");
     group.sample_size(20);

@@ -5,30 +5,13 @@
 //! every hand-off takes the reachability sweep. Run with `cargo bench -p lattice-passes`; needs
 //! `../shared` beside the checkout.
 
+mod common;
+
+use common::{case, shared};
 use criterion::{criterion_group, criterion_main, Criterion};
-use lattice_lir::contest::{import_graph, import_solution, ImportOptions, SolutionFile};
+use lattice_lir::contest::{import_solution, ImportOptions, SolutionFile};
 use lattice_lir::{DepKind, Module, OpKind, Phase};
 use lattice_passes::verify::{replay, ReplayOptions};
-use std::path::PathBuf;
-
-fn shared(parts: &[&str]) -> (String, String) {
-    let mut path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "shared"]
-        .iter()
-        .collect();
-    path.extend(parts);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the bench needs ../shared beside the checkout)",
-            path.display()
-        )
-    });
-    (path.display().to_string(), text)
-}
-
-fn case(name: &str) -> Module {
-    let (_, json) = shared(&["cases", &format!("{name}.json")]);
-    import_graph(&json, name, &ImportOptions::default()).expect("imports")
-}
 
 /// `m` planned without reuse: each buffer at its own offset, each tier as large as it needs.
 fn disjoint_plan(mut m: Module) -> Module {
@@ -55,7 +38,7 @@ fn peer(problem: &str, name: &str) -> Module {
         SolutionFile { name, text }
     };
     import_solution(
-        case(name),
+        case(name, &ImportOptions::default()),
         &file("schedule"),
         &file("memory"),
         Some(&file("spill")),
@@ -64,7 +47,7 @@ fn peer(problem: &str, name: &str) -> Module {
 }
 
 fn bench(c: &mut Criterion) {
-    let raw = case("Matmul_Case1");
+    let raw = case("Matmul_Case1", &ImportOptions::default());
     let planned = disjoint_plan(raw.clone());
     let peer = peer("problem2", "Matmul_Case0");
     assert!(replay(&planned, &ReplayOptions::default()).metrics.valid);
