@@ -10,28 +10,6 @@ use lattice_lir::contest::{
 };
 use lattice_lir::{parse_module, print_module, verify_module, Phase};
 use lattice_passes::dlr::{plan, DlrOptions, Victim};
-use std::path::PathBuf;
-
-fn cases() -> Vec<(String, String)> {
-    let dir: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "shared", "cases"]
-        .iter()
-        .collect();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: {} not found", dir.display());
-        return Vec::new();
-    };
-    let mut out: Vec<(String, String)> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
-}
 
 #[test]
 fn every_case_plans_verifies_and_round_trips() {
@@ -40,7 +18,7 @@ fn every_case_plans_verifies_and_round_trips() {
         ..ImportOptions::default()
     };
     let mut totals = [0u64; 2];
-    for (name, json) in cases() {
+    for (name, json) in common::case_files() {
         let graph = import_graph(&json, &name, &opts).unwrap();
         let mut scheduled = graph.clone();
         scheduled.phase = Phase::Scheduled;

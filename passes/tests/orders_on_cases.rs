@@ -6,35 +6,12 @@
 //! Prints the per-case peaks (`cargo test -- --nocapture`). A missing `shared/` is a failure.
 //! Cost: every policy twice per case.
 
-use lattice_lir::contest::{import_graph, ImportOptions};
+mod common;
+
+use common::cases;
 use lattice_lir::{verify_module, Module, OpId, OpKind};
 use lattice_passes::analysis::{bottom_levels, pressure};
 use lattice_passes::order::{mpas_order, order_by, Policy};
-use std::path::Path;
-
-fn cases() -> Vec<Module> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cases");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (shared/ must sit beside the checkout)",
-                dir.display()
-            )
-        })
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no cases in {}", dir.display());
-    paths
-        .iter()
-        .map(|path| {
-            let name = path.file_stem().unwrap().to_string_lossy();
-            let text = std::fs::read_to_string(path).unwrap();
-            import_graph(&text, &name, &ImportOptions::default()).unwrap()
-        })
-        .collect()
-}
 
 /// Checks `order` independently of the ordering code; panics with the case and policy on failure.
 fn check(module: &Module, order: &[OpId], what: &str) {
