@@ -1,16 +1,22 @@
 //! `lattice-bench`: reproduces the paper's experiments on a directory of contest cases.
 //!
-//! `orders --cases DIR` prints the order-sensitivity table (every `*.json` case in DIR, by file
-//! name, × every order: logical peak, change against `stable`, per-tier peaks, L0 max live) as
-//! Markdown. The work is the library's (`lattice_passes::order::order_table`); this file parses
-//! arguments, reads the cases and renders errors. Deterministic. Exit codes: 0 success, 1 an
+//! Every subcommand reads every `*.json` case in `--cases DIR` (by file name) and prints Markdown:
+//! - `orders`: the order-sensitivity table (every order: logical peak, change against `stable`,
+//!   per-tier peaks, L0 max live; `lattice_passes::order::order_table`);
+//! - `dlr`: DLR's results (every case × {mpas, stable} × {cost, lru} victims: spills, drops,
+//!   traffic, physical peak; `lattice_passes::dlr::report::results_table`).
+//!
+//! The work is the library's; this file parses arguments, reads the cases and renders errors. Deterministic. Exit codes: 0 success, 1 an
 //! unreadable or invalid case or a case without a legal order, 2 bad usage.
 
 use clap::{Parser, Subcommand};
 use lattice::io::read_text;
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
-use lattice_passes::order::order_table;
+use lattice_lir::{Module, Phase};
+use lattice_passes::analysis::bottom_levels;
+use lattice_passes::dlr::report::{results_table, Row};
+use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -21,7 +27,7 @@ const TOOL: &str = "lattice-bench";
 #[command(
     name = TOOL,
     version,
-    after_help = "Example:\n  lattice-bench orders --cases ../shared/cases"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -36,11 +42,21 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
     },
+    /// DLR results: spills, drops, traffic and physical peak per case, order and victim policy.
+    Dlr {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
-    let Command::Orders { cases } = Cli::parse().command;
-    match orders(&cases) {
+    let result = match Cli::parse().command {
+        Command::Orders { cases } => read_cases(&cases)
+            .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
+    };
+    match result {
         Ok(table) => {
             print!("{table}");
             ExitCode::SUCCESS
@@ -52,8 +68,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The order table of every case in `dir`, or the first error rendered for a human.
-fn orders(dir: &Path) -> Result<String, String> {
+/// Every case in `dir`, or the first error rendered for a human.
+fn read_cases(dir: &Path) -> Result<Vec<Module>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("{TOOL}: error: {}: {e}\n", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries
@@ -76,5 +92,33 @@ fn orders(dir: &Path) -> Result<String, String> {
             .map_err(|e| render_error(&name, Some(&text), &e))?;
         modules.push(module);
     }
-    order_table(&modules).map_err(|e| format!("{TOOL}: error: {e}\n"))
+    Ok(modules)
+}
+
+/// DLR's results table over `cases`, each scheduled by `mpas` and by `stable`.
+fn dlr(cases: &[Module]) -> Result<String, String> {
+    let fail =
+        |case: &Module, e: &dyn std::fmt::Display| format!("{TOOL}: error: {}: {e}\n", case.name);
+    let mut scheduled = Vec::with_capacity(2 * cases.len());
+    for case in cases {
+        let levels = bottom_levels(case);
+        let mpas =
+            mpas_order(case, &levels, &MpasOptions::default()).map_err(|e| fail(case, &e))?;
+        let stable = order_by(case, Policy::Stable, &levels).map_err(|e| fail(case, &e))?;
+        for (order, schedule) in [("mpas", mpas), ("stable", stable)] {
+            let mut module = case.clone();
+            module.schedule = schedule;
+            module.phase = Phase::Scheduled;
+            scheduled.push((order, module));
+        }
+    }
+    let rows: Vec<Row<'_>> = scheduled
+        .iter()
+        .map(|(order, module)| Row {
+            case: &module.name,
+            order,
+            module,
+        })
+        .collect();
+    results_table(&rows).map_err(|e| format!("{TOOL}: error: {e}\n"))
 }
