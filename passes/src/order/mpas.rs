@@ -26,11 +26,12 @@
 //!
 //! Why MPAS ties `stable` rather than beating it on the contest traces: with `l0-exclusive`, the
 //! L0 turns are fixed in incoming order ([`super::gate`]), which fixes the relative order of every
-//! op that reads or writes an L0 buffer. A non-staging buffer whose uses are all such ops (every
-//! L1 tile of the matmul and conv traces: COPY_IN, then MOVEs into L0) is live at least from its
-//! first to its last use in that fixed sequence, and `stable` already allocates at the first use
-//! and frees after the last — so no order with the same turns has a lower logical peak. The paper
-//! compares with the literal input order (FREEs last), which MPAS does beat by far.
+//! op that reads or writes an L0 buffer, and a non-staging buffer is live at least from its first
+//! to its last such use. At `stable`'s peak on Matmul_Case0 every live byte is forced that way
+//! (no order with these turns goes lower); on Conv_Case0 about a quarter are tiles loaded ahead of
+//! their first L0 use, which only an order delaying loads could save, and the key never delays
+//! an op that is ready. The paper compares with the literal input order (FREEs last), which MPAS
+//! does beat by far.
 //!
 //! The L0 gate of the shared graph keeps the order L0-exclusive when the target asks for it.
 //! Keys are computed once: O((V + E) log V) in all.
