@@ -2,45 +2,49 @@
 //! verifier errors, with their notes) while it is attached, and the mapping of MLIR locations to
 //! LIR source positions.
 //!
-//! Invariant: while a [`Capture`] lives, every diagnostic of its context is recorded, in the order
-//! MLIR emitted it, and none reaches MLIR's default handler (which would print to stderr).
-//! Dropping the capture detaches the handler.
+//! Invariants: while a [`Capture`] lives, every diagnostic of its context is recorded, in the order
+//! MLIR emitted it, and none reaches MLIR's default handler (which would print to stderr);
+//! dropping the capture detaches the handler. The handler runs inside MLIR and never panics.
 
+use crate::strings::{diagnostic_text, identifier};
 use lattice::diagnostic::Diagnostic;
 use lattice_lir::diag::{Loc, Severity};
-use melior::diagnostic::{DiagnosticHandlerId, DiagnosticSeverity};
 use melior::ir::Location;
 use melior::Context;
+use mlir_sys::{MlirDiagnostic, MlirDiagnosticHandlerID, MlirLogicalResult};
 use std::cell::RefCell;
+use std::ffi::c_void;
 use std::rc::Rc;
+
+type Record = RefCell<Vec<Diagnostic>>;
 
 /// Records the diagnostics of a context while it lives.
 pub struct Capture<'c> {
     context: &'c Context,
-    handler: Option<DiagnosticHandlerId>,
-    recorded: Rc<RefCell<Vec<Diagnostic>>>,
+    handler: MlirDiagnosticHandlerID,
+    recorded: Rc<Record>,
 }
 
 impl<'c> Capture<'c> {
     /// Starts recording the diagnostics of `context`.
     pub fn new(context: &'c Context) -> Self {
-        let recorded = Rc::new(RefCell::new(Vec::new()));
-        let sink = Rc::clone(&recorded);
-        let handler = context.attach_diagnostic_handler(move |d| {
-            let mut sink = sink.borrow_mut();
-            sink.push(Diagnostic::new(
-                severity(d.severity()),
-                loc_of(d.location()),
-                d.to_string(),
-            ));
-            for note in (0..d.note_count()).filter_map(|i| d.note(i).ok()) {
-                sink.push(Diagnostic::note(loc_of(note.location()), note.to_string()));
-            }
-            true
-        });
+        let recorded: Rc<Record> = Rc::new(RefCell::new(Vec::new()));
+        let user_data = Rc::into_raw(Rc::clone(&recorded))
+            .cast_mut()
+            .cast::<c_void>();
+        // SAFETY: `user_data` is an `Rc` MLIR hands back to `handle` and, once detached, to
+        // `release`, which drops it.
+        let handler = unsafe {
+            mlir_sys::mlirContextAttachDiagnosticHandler(
+                context.to_raw(),
+                Some(handle),
+                user_data,
+                Some(release),
+            )
+        };
         Capture {
             context,
-            handler: Some(handler),
+            handler,
             recorded,
         }
     }
@@ -53,19 +57,51 @@ impl<'c> Capture<'c> {
 
 impl Drop for Capture<'_> {
     fn drop(&mut self) {
-        if let Some(handler) = self.handler.take() {
-            self.context.detach_diagnostic_handler(handler);
-        }
+        // SAFETY: the handler was attached to this context by `new`.
+        unsafe { mlir_sys::mlirContextDetachDiagnosticHandler(self.context.to_raw(), self.handler) }
     }
 }
 
-fn severity(severity: DiagnosticSeverity) -> Severity {
-    match severity {
-        DiagnosticSeverity::Error => Severity::Error,
-        DiagnosticSeverity::Warning => Severity::Warning,
-        DiagnosticSeverity::Remark => Severity::Remark,
-        DiagnosticSeverity::Note => Severity::Note,
+unsafe extern "C" fn handle(diagnostic: MlirDiagnostic, data: *mut c_void) -> MlirLogicalResult {
+    // SAFETY: `data` is the record `Capture::new` attached, alive until `release`.
+    let record = unsafe { &*data.cast::<Record>() };
+    if let Ok(mut record) = record.try_borrow_mut() {
+        // SAFETY: the diagnostic is valid while this handler runs.
+        unsafe { push(&mut record, diagnostic) };
     }
+    MlirLogicalResult { value: 1 }
+}
+
+/// Records `diagnostic`, then its notes.
+///
+/// # Safety
+/// `diagnostic` must be valid for the call.
+unsafe fn push(record: &mut Vec<Diagnostic>, diagnostic: MlirDiagnostic) {
+    // SAFETY: per the contract.
+    let (raw_severity, location, message, notes) = unsafe {
+        (
+            mlir_sys::mlirDiagnosticGetSeverity(diagnostic),
+            Location::from_raw(mlir_sys::mlirDiagnosticGetLocation(diagnostic)),
+            diagnostic_text(diagnostic),
+            mlir_sys::mlirDiagnosticGetNumNotes(diagnostic),
+        )
+    };
+    let severity = match raw_severity {
+        mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticWarning => Severity::Warning,
+        mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticRemark => Severity::Remark,
+        mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticNote => Severity::Note,
+        _ => Severity::Error,
+    };
+    record.push(Diagnostic::new(severity, loc_of(location), message));
+    for i in 0..notes {
+        // SAFETY: `i` is below the note count of a valid diagnostic.
+        unsafe { push(record, mlir_sys::mlirDiagnosticGetNote(diagnostic, i)) };
+    }
+}
+
+unsafe extern "C" fn release(data: *mut c_void) {
+    // SAFETY: `data` came from `Rc::into_raw` in `Capture::new`; MLIR releases it once.
+    drop(unsafe { Rc::from_raw(data.cast_const().cast::<Record>()) });
 }
 
 /// The line and column of `location` in the text it was parsed from: a file location itself, or
@@ -84,4 +120,11 @@ pub fn loc_of(location: Location<'_>) -> Option<Loc> {
             .find_map(|i| loc_of(location.fused_location(i)));
     }
     None
+}
+
+/// The file of a file location (`None` for other locations).
+pub fn file_of(location: Location<'_>) -> Option<String> {
+    location
+        .is_file_line_col_range()
+        .then(|| identifier(location.file_line_col_range_filename()))
 }

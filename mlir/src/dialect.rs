@@ -6,14 +6,13 @@
 //! from [`context`] also knows every upstream MLIR dialect, so `.mlir` files may hold lattice
 //! modules next to `func`, `arith`, … ops. Loading parses a ~5 KB definition: O(1) per context.
 
+use crate::diagnostics::Capture;
 use crate::error::BridgeError;
 use melior::dialect::DialectRegistry;
 use melior::ir::operation::OperationLike;
 use melior::ir::Module;
 use melior::utility::{load_irdl_dialects, register_all_dialects};
 use melior::Context;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 /// The IRDL text of the dialect.
 pub const IRDL: &str = include_str!("lattice.irdl.mlir");
@@ -40,6 +39,16 @@ pub const SPILL_OUT: &str = "lattice.spill_out";
 /// `lattice.spill_in(buffer, deps...) {id, offset, pipe, cycles, dep_kinds} -> !lattice.token`.
 pub const SPILL_IN: &str = "lattice.spill_in";
 
+/// Every lattice op.
+pub const OPS: [&str; 8] = [
+    PHASE, TARGET, BUFFER, ALLOC, FREE, COMMAND, SPILL_OUT, SPILL_IN,
+];
+
+/// The lattice op called `name`, as its constant.
+pub fn op_named(name: &str) -> Option<&'static str> {
+    OPS.into_iter().find(|op| *op == name)
+}
+
 /// The type of a buffer value.
 pub const BUF_TYPE: &str = "!lattice.buf";
 /// The type of an op's completion, used as a dependency operand.
@@ -65,17 +74,14 @@ pub fn register(context: &Context) -> Result<(), BridgeError> {
     if context.is_registered_operation(ALLOC) {
         return Ok(());
     }
-    let messages = Rc::new(RefCell::new(Vec::new()));
-    let sink = Rc::clone(&messages);
-    let handler = context.attach_diagnostic_handler(move |d| {
-        sink.borrow_mut().push(d.to_string());
-        true
-    });
-    let loaded = Module::parse(context, IRDL)
-        .filter(|defs| defs.as_operation().verify() && load_irdl_dialects(defs));
-    context.detach_diagnostic_handler(handler);
-    match loaded {
-        Some(_) => Ok(()),
-        None => Err(BridgeError::Dialect(messages.borrow().join("; "))),
+    let capture = Capture::new(context);
+    let loaded = match Module::parse(context, IRDL) {
+        Some(defs) => defs.as_operation().verify() && load_irdl_dialects(&defs),
+        None => false,
+    };
+    if loaded {
+        return Ok(());
     }
+    let messages: Vec<String> = capture.take().into_iter().map(|d| d.message).collect();
+    Err(BridgeError::Dialect(messages.join("; ")))
 }

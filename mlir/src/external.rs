@@ -13,8 +13,11 @@
 //! failing module is left as it was. Ops that survive a rewrite keep their MLIR locations.
 //! Cost: the import and export (O(V + E + B)) around the pass's own.
 
+use crate::diagnostics::file_of;
+use crate::dialect;
 use crate::export::{append_ops, Locations};
 use crate::import::{import_module, lattice_modules};
+use crate::strings::op_name;
 use lattice::pipeline::PassSpec;
 use lattice::{AnalysisManager, PassContext, Registry};
 use lattice_lir::diag::{Loc, Severity};
@@ -188,10 +191,8 @@ impl LatticePass {
 /// An MLIR location for a LIR position: at that line and column of the module's file when the
 /// module came from one, else the module's own location.
 fn relocate<'c>(context: &'c Context, module: Location<'c>, loc: Option<Loc>) -> Location<'c> {
-    match loc {
-        Some(loc) if module.is_file_line_col_range() => {
-            let file = module.file_line_col_range_filename();
-            let file = file.as_string_ref().as_str().unwrap_or_default().to_owned();
+    match (loc, file_of(module)) {
+        (Some(loc), Some(file)) => {
             Location::new(context, &file, loc.line as usize, loc.col as usize)
         }
         _ => module,
@@ -222,12 +223,8 @@ fn replace_body<'c>(
     // Ops with results used later go last: tokens are used only by later ops (the structural
     // verifier checked it), and buffers and the header by none once the ops are gone.
     let (tokens, rest): (Vec<_>, Vec<_>) = old.into_iter().partition(|op| {
-        let name = op.name();
-        let name = name.as_string_ref();
-        let name = name.as_str().unwrap_or_default();
-        name != crate::dialect::BUFFER
-            && name != crate::dialect::PHASE
-            && name != crate::dialect::TARGET
+        let name = op_name(*op);
+        ![dialect::BUFFER, dialect::PHASE, dialect::TARGET].contains(&name.as_str())
     });
     for op in tokens.into_iter().rev().chain(rest) {
         // SAFETY: the op belongs to this body and no op left in it uses its results.

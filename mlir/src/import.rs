@@ -19,12 +19,12 @@ use crate::diagnostics::loc_of;
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::export::Locations;
+use crate::strings::{attribute_text, op_name, string_value};
 use lattice_lir::diag::Loc;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
 use lattice_lir::{SpillCost, Target, Tier, TierId};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
-    StringAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationResult};
@@ -77,14 +77,6 @@ fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> impl Iterator<Item = OperationRef<
     std::iter::successors(block.first_operation(), |op| op.next_in_block())
 }
 
-fn op_name(op: OperationRef<'_, '_>) -> String {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// The one lattice module of `root`, read as LIR.
 pub fn import_single<'c>(root: OperationRef<'c, '_>) -> Result<Imported<'c>, Vec<ImportError>> {
     let modules = lattice_modules(root);
@@ -132,36 +124,31 @@ pub fn import_module<'c>(
     let mut lir_ops = Vec::new();
     for op in ops_of(block) {
         let name = op_name(op);
-        let slot = match name.as_str() {
-            dialect::PHASE => Some((&mut phase_op, dialect::PHASE)),
-            dialect::TARGET => Some((&mut target_op, dialect::TARGET)),
+        let Some(known) = dialect::op_named(&name) else {
+            let kind = if name.starts_with("lattice.") {
+                K::UnknownOp(name)
+            } else {
+                K::ForeignOp(name)
+            };
+            errors.push(error(op.location(), kind));
+            continue;
+        };
+        let slot = match known {
+            dialect::PHASE => &mut phase_op,
+            dialect::TARGET => &mut target_op,
             dialect::BUFFER => {
                 buffer_ops.push(op);
-                None
+                continue;
             }
-            dialect::ALLOC
-            | dialect::FREE
-            | dialect::COMMAND
-            | dialect::SPILL_OUT
-            | dialect::SPILL_IN => {
-                lir_ops.push(op);
-                None
-            }
-            other if other.starts_with("lattice.") => {
-                errors.push(error(op.location(), K::UnknownOp(other.to_owned())));
-                None
-            }
-            other => {
-                errors.push(error(op.location(), K::ForeignOp(other.to_owned())));
-                None
+            _ => {
+                lir_ops.push((op, known));
+                continue;
             }
         };
-        if let Some((slot, what)) = slot {
-            if slot.is_some() {
-                errors.push(error(op.location(), K::Duplicate(what)));
-            }
-            slot.get_or_insert(op);
+        if slot.is_some() {
+            errors.push(error(op.location(), K::Duplicate(known)));
         }
+        slot.get_or_insert(op);
     }
     let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
     let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
@@ -188,14 +175,14 @@ pub fn import_module<'c>(
     let op_ids: HashMap<usize, OpId> = lir_ops
         .iter()
         .enumerate()
-        .map(|(i, op)| (key(*op), OpId::new(i)))
+        .map(|(i, (op, _))| (key(*op), OpId::new(i)))
         .collect();
     let refs = Refs {
         buffers: &buffer_ids,
         ops: &op_ids,
     };
-    for op in &lir_ops {
-        match read_op(*op, &module.target, &refs) {
+    for &(op, name) in &lir_ops {
+        match read_op(op, name, &module.target, &refs) {
             Ok(lir_op) => {
                 module.push_op(lir_op);
                 locations.ops.push(op.location());
@@ -235,7 +222,7 @@ fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
     for i in 0..tier_list.len() {
         let entry = tier_list.element(i).ok();
         let tier = entry.and_then(|e| DictionaryAttribute::try_from(e).ok());
-        let found = || entry.map_or_else(String::new, |e| shorten(e.to_string()));
+        let found = || entry.map_or_else(String::new, |e| shorten(attribute_text(e)));
         let bad = || {
             a.error(K::BadAttribute {
                 op: dialect::TARGET,
@@ -245,8 +232,7 @@ fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
             })
         };
         let tier = tier.ok_or_else(bad)?;
-        let name = tier.element_by_name("name");
-        let name = name.and_then(|n| StringAttribute::try_from(n).ok());
+        let name = tier.element_by_name("name").and_then(string_value);
         let capacity = tier
             .element_by_name("capacity")
             .and_then(|c| uint(c, u64::MAX));
@@ -256,7 +242,7 @@ fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
             return Err(bad());
         };
         tiers.push(Tier {
-            name: a.word(name.value(), "tier name", is_word)?,
+            name: a.word(name, "tier name", is_word)?,
             capacity,
             staging: staging.value(),
         });
@@ -265,16 +251,16 @@ fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
     let mut pipes = Vec::with_capacity(pipe_list.len());
     for i in 0..pipe_list.len() {
         let entry = pipe_list.element(i).ok();
-        let name = entry.and_then(|e| StringAttribute::try_from(e).ok());
+        let name = entry.and_then(string_value);
         let name = name.ok_or_else(|| {
             a.error(K::BadAttribute {
                 op: dialect::TARGET,
                 attr: "pipes",
                 expected: "an array of pipe names",
-                found: entry.map_or_else(String::new, |e| shorten(e.to_string())),
+                found: entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
             })
         })?;
-        pipes.push(a.word(name.value(), "pipe name", is_word)?);
+        pipes.push(a.word(name, "pipe name", is_word)?);
     }
     if tiers.is_empty() {
         return Err(a.error(K::EmptyTarget("tier")));
@@ -338,9 +324,13 @@ struct Refs<'m> {
     ops: &'m HashMap<usize, OpId>,
 }
 
-fn read_op(op: OperationRef<'_, '_>, target: &Target, refs: &Refs<'_>) -> Result<Op, ImportError> {
-    let name = op_name(op);
-    let a = Attrs::new(op, static_name(&name));
+fn read_op(
+    op: OperationRef<'_, '_>,
+    name: &'static str,
+    target: &Target,
+    refs: &Refs<'_>,
+) -> Result<Op, ImportError> {
+    let a = Attrs::new(op, name);
     // Commands name any number of buffers (first operand segment); the others exactly one.
     let buffer_count = if name == dialect::COMMAND {
         let segments = a.segments()?;
@@ -386,7 +376,7 @@ fn read_op(op: OperationRef<'_, '_>, target: &Target, refs: &Refs<'_>) -> Result
         deps.push(Dep { op: dep, kind });
     }
     let buffer = buffers.first().copied().unwrap_or(BufferId::new(0));
-    let kind = match name.as_str() {
+    let kind = match name {
         dialect::ALLOC => OpKind::Alloc {
             buffer,
             offset: match a.get_optional("offset") {
@@ -419,23 +409,6 @@ fn read_op(op: OperationRef<'_, '_>, target: &Target, refs: &Refs<'_>) -> Result
         deps,
         loc: a.loc,
     })
-}
-
-/// The static name of a lattice op (for error messages that outlive the MLIR string).
-fn static_name(name: &str) -> &'static str {
-    [
-        dialect::PHASE,
-        dialect::TARGET,
-        dialect::BUFFER,
-        dialect::ALLOC,
-        dialect::FREE,
-        dialect::COMMAND,
-        dialect::SPILL_OUT,
-        dialect::SPILL_IN,
-    ]
-    .into_iter()
-    .find(|n| *n == name)
-    .unwrap_or("builtin.module")
 }
 
 /// Typed access to the attributes of one op, with errors located at it.
@@ -484,16 +457,14 @@ impl<'c, 'a> Attrs<'c, 'a> {
             op: self.op,
             attr,
             expected,
-            found: shorten(found.to_string()),
+            found: shorten(attribute_text(found)),
         })
     }
 
     fn string(&self, attr: &'static str) -> Result<&'c str, ImportError> {
-        const EXPECTED: &str = "a string";
+        const EXPECTED: &str = "a UTF-8 string";
         let value = self.get(attr, EXPECTED)?;
-        StringAttribute::try_from(value)
-            .map(|s| s.value())
-            .map_err(|_| self.bad(attr, EXPECTED, value))
+        string_value(value).ok_or_else(|| self.bad(attr, EXPECTED, value))
     }
 
     fn uint(&self, attr: &'static str, max: u64) -> Result<u64, ImportError> {
@@ -586,14 +557,13 @@ impl<'c, 'a> Attrs<'c, 'a> {
         (0..count)
             .map(|i| {
                 let entry = kinds.element(i).ok();
-                let word = entry.and_then(|e| StringAttribute::try_from(e).ok());
-                let word = word.map(|w| w.value()).unwrap_or_default();
+                let word = entry.and_then(string_value).unwrap_or_default();
                 match word {
                     "precedence" => Ok(DepKind::Precedence),
                     "spill" => Ok(DepKind::Spill),
                     "reuse" => Ok(DepKind::Reuse),
                     _ => Err(self.error(K::UnknownDepKind(
-                        entry.map_or_else(String::new, |e| shorten(e.to_string())),
+                        entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
                     ))),
                 }
             })

@@ -27,6 +27,8 @@ pub mod import;
 #[cfg(feature = "mlir")]
 pub mod pipeline;
 #[cfg(feature = "mlir")]
+pub mod strings;
+#[cfg(feature = "mlir")]
 pub mod text;
 
 #[cfg(feature = "mlir")]

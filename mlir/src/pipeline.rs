@@ -8,6 +8,7 @@
 //! nothing here: names resolve in the registry. Linear in the text.
 
 use crate::external::lattice_pass;
+use crate::strings::append_message;
 use lattice::{parse_pipeline, Registry};
 use melior::pass::PassManager;
 use melior::StringRef;
@@ -115,12 +116,13 @@ fn split_elements(text: &str) -> Result<Vec<&str>, PipelineError> {
 fn add_mlir_elements(manager: &PassManager<'_>, element: &str) -> Result<(), PipelineError> {
     melior::utility::register_all_passes();
     let mut message = String::new();
-    // SAFETY: the manager is valid; MLIR calls `collect` only during this call, with `message`.
+    // SAFETY: the manager is valid; MLIR calls `append_message` only during this call, with
+    // `message`.
     let result = unsafe {
         mlir_sys::mlirOpPassManagerAddPipeline(
             manager.as_operation_pass_manager().to_raw(),
             StringRef::new(element).to_raw(),
-            Some(collect),
+            Some(append_message),
             &mut message as *mut String as *mut c_void,
         )
     };
@@ -131,12 +133,4 @@ fn add_mlir_elements(manager: &PassManager<'_>, element: &str) -> Result<(), Pip
         element: element.to_owned(),
         message: message.trim().to_owned(),
     })
-}
-
-unsafe extern "C" fn collect(text: mlir_sys::MlirStringRef, data: *mut c_void) {
-    // SAFETY: `data` is the `String` passed by `add_mlir_elements`, alive during the call.
-    let message = unsafe { &mut *(data as *mut String) };
-    // SAFETY: MLIR hands a valid string reference for the duration of the callback.
-    let text = unsafe { StringRef::from_raw(text) };
-    message.push_str(text.as_str().unwrap_or("(message not UTF-8)"));
 }

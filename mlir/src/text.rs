@@ -10,6 +10,7 @@ use crate::dialect;
 use crate::error::BridgeError;
 use crate::export::lir_to_mlir;
 use crate::import::import_single;
+use crate::strings::operation_text;
 use lattice::diagnostic::Diagnostic;
 use lattice::input::InputFormat;
 use lattice_lir::Module;
@@ -31,7 +32,7 @@ pub fn lir_to_mlir_text(module: &Module) -> Result<String, BridgeError> {
         let messages: Vec<String> = capture.take().into_iter().map(|d| d.message).collect();
         return Err(BridgeError::Export(messages.join("; ")));
     }
-    Ok(mlir.as_operation().to_string())
+    Ok(operation_text(mlir.as_operation()))
 }
 
 /// Reads the one lattice module of MLIR `text` (parsed and verified by MLIR, then converted).

@@ -479,6 +479,32 @@ fn malformed_mlir_gives_located_errors() {
         1,
         "not a LIR name",
     );
+    // Strings MLIR allows but LIR cannot hold: empty, not UTF-8.
+    assert_error(
+        &replace("tier = \"L1\"", "tier = \"\""),
+        4,
+        "unknown tier ``",
+    );
+    assert_error(
+        &replace("tier = \"L1\"", "tier = \"\\FF\""),
+        4,
+        "must be a UTF-8 string",
+    );
+    assert_error(
+        &replace("[\"precedence\"]", "[\"\"]"),
+        6,
+        "unknown dependency kind `\"\"`",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("\"VECTOR\"]", "\"\"]"),
+        3,
+        "`` is not a valid pipe name",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("module @m {", "module @\"\" {"),
+        1,
+        "not a LIR name",
+    );
     // Whole-input problems.
     for text in ["", "module {}", "module { func.func private @f() }"] {
         let errors = errors_of(text);
