@@ -24,14 +24,16 @@ use melior::ir::operation::{OperationBuilder, OperationMutLike};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, BlockRef, Identifier, Location, Type, Value};
 use melior::Context;
+use std::collections::HashMap;
 
-/// MLIR locations of a module's ops and buffers, indexed by [`OpId`] and [`BufferId`].
+/// MLIR locations of a module's ops and buffers, by their names (`%12` → 12, `@b3` → 3), which
+/// passes keep, unlike arena indices.
 #[derive(Clone, Debug, Default)]
 pub struct Locations<'c> {
-    /// Per op.
-    pub ops: Vec<Location<'c>>,
-    /// Per buffer.
-    pub buffers: Vec<Location<'c>>,
+    /// Per op name.
+    pub ops: HashMap<u32, Location<'c>>,
+    /// Per buffer name.
+    pub buffers: HashMap<u32, Location<'c>>,
     /// Of the `lattice.phase` and `lattice.target` ops.
     pub header: Vec<Location<'c>>,
 }
@@ -83,7 +85,7 @@ pub fn append_ops<'c>(
     let mut buffers: Vec<Value<'c, '_>> = Vec::with_capacity(module.buffers.len());
     for id in module.buffer_ids() {
         let b = module.buffer(id);
-        let location = locations.buffers.get(id.index()).copied();
+        let location = locations.buffers.get(&b.name).copied();
         let location = location.unwrap_or_else(|| w.named(&format!("@b{}", b.name)));
         let attributes = [
             ("id", w.uint(32, u64::from(b.name))),
@@ -98,7 +100,7 @@ pub fn append_ops<'c>(
     let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
     for &id in &module.schedule {
         let op = module.op(id);
-        let location = locations.ops.get(id.index()).copied();
+        let location = locations.ops.get(&op.name).copied();
         let location = location.unwrap_or_else(|| w.named(&format!("%{}", op.name)));
         let deps = dep_values(module, id, &op.deps, &tokens)?;
         let kinds = w.dep_kinds(&op.deps);

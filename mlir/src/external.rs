@@ -103,7 +103,10 @@ impl LatticePass {
         let failures = self.run_lattice(&mut module);
         if !failures.is_empty() {
             for f in failures {
-                let known = f.op.and_then(|op| imported.locations.ops.get(op.index()));
+                let name =
+                    f.op.and_then(|op| module.ops.get(op.index()))
+                        .map(|op| op.name);
+                let known = name.and_then(|name| imported.locations.ops.get(&name));
                 let at = known
                     .copied()
                     .unwrap_or_else(|| relocate(context, module_op.location(), f.loc));

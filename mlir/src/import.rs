@@ -165,9 +165,9 @@ pub fn import_module<'c>(
     for op in &buffer_ops {
         match read_buffer(*op, &module.target) {
             Ok(buffer) => {
+                locations.buffers.insert(buffer.name, op.location());
                 let id = module.add_buffer(buffer);
                 buffer_ids.insert(key(*op), id);
-                locations.buffers.push(op.location());
             }
             Err(e) => errors.push(e),
         }
@@ -184,8 +184,8 @@ pub fn import_module<'c>(
     for &(op, name) in &lir_ops {
         match read_op(op, name, &module.target, &refs) {
             Ok(lir_op) => {
+                locations.ops.insert(lir_op.name, op.location());
                 module.push_op(lir_op);
-                locations.ops.push(op.location());
             }
             Err(e) => errors.push(e),
         }

@@ -20,6 +20,7 @@ use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::Severity;
 use lattice_lir::{parse_module, print_module, verify_module, Module, Phase};
 use lattice_mlir::diagnostics::Capture;
+use lattice_mlir::strings::operation_text;
 use lattice_mlir::{
     add_pipeline, dialect, import_single, lattice_modules, lir_to_mlir, lir_to_mlir_text,
     mlir_to_lir, ImportErrorKind, MLIR_INPUT,
@@ -209,7 +210,7 @@ fn mlir_pass_manager_runs_lattice_passes_like_lattice_opt() {
         let ran = manager.run(&mut mlir);
         assert!(ran.is_ok(), "{name}: {:?}", capture.take());
 
-        let after = mlir.as_operation().to_string();
+        let after = operation_text(mlir.as_operation());
         assert!(
             !after.contains("arith.addi"),
             "{name}: canonicalize did not fold:\n{}",
@@ -267,6 +268,33 @@ fn a_failing_lattice_pass_reports_at_its_op_and_leaves_the_module() {
         print_module(&import_single(mlir.as_operation()).unwrap().module),
         print_module(&planned)
     );
+}
+
+#[test]
+fn ops_keep_their_mlir_locations_through_a_rewrite() {
+    let (name, json) = shared_cases()
+        .into_iter()
+        .min_by_key(|(_, json)| json.len())
+        .unwrap();
+    let parsed = import_graph(&json, &name, &ImportOptions::default()).unwrap();
+    let text = lir_to_mlir_text(&parsed).unwrap();
+    let target = parsed.op(parsed.schedule[parsed.schedule.len() / 3]).name;
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &text).unwrap();
+    let manager = MlirPassManager::new(&context);
+    let pipeline = format!("lattice-mpas,lattice-test-fail{{op=%{target}}}");
+    add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    // mpas rewrote the body (the phase moved on), and the failure still points at the input line.
+    let module = import_single(mlir.as_operation()).unwrap().module;
+    assert_eq!(module.phase, Phase::Scheduled);
+    let diagnostics = capture.take();
+    let error = diagnostics
+        .iter()
+        .find(|d| d.message.starts_with("lattice-test-fail: "))
+        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    assert_eq!(error.loc.map(|l| l.line), Some(line_of_op(&text, target)));
 }
 
 #[test]
@@ -584,6 +612,20 @@ fn lattice_opt_reads_mlir_input() {
     assert_eq!(lattice::cli::main_with_args(registry, args, &mut err), 1);
     let err = String::from_utf8(err).unwrap();
     assert!(err.contains(":5:8: error: dependency cycle"), "{err}");
+}
+
+#[test]
+fn the_dialect_is_registered_not_unregistered() {
+    let context = dialect::context().unwrap();
+    assert!(!context.allow_unregistered_dialects());
+    for op in dialect::OPS {
+        assert!(context.is_registered_operation(op), "{op}");
+    }
+    // Registering twice is harmless; an op the dialect does not define is refused by MLIR.
+    dialect::register(&context).unwrap();
+    let capture = Capture::new(&context);
+    assert!(MlirModule::parse(&context, "module @m { \"lattice.nope\"() : () -> () }").is_none());
+    assert!(!capture.take().is_empty());
 }
 
 #[test]
