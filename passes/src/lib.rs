@@ -12,6 +12,7 @@ pub mod dlr;
 pub mod generate;
 pub mod order;
 pub mod testing;
+pub mod timing;
 pub mod verify;
 
 use lattice::{MetricsFormat, PassInfo, Registry};
