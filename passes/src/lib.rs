@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cpe;
 pub mod dlr;
 #[cfg(feature = "generate")]
 pub mod generate;
@@ -23,6 +24,7 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
     PassInfo::of::<dlr::Dlr>(),
+    PassInfo::of::<cpe::Cpe>(),
     PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
