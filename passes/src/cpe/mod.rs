@@ -25,6 +25,7 @@ pub mod error;
 mod footprint;
 mod justify;
 pub mod pass;
+mod prefix;
 pub mod report;
 mod search;
 mod seed;

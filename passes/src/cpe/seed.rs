@@ -1,35 +1,41 @@
 //! The slack-guided list-scheduling seed: one simulation over the constraint graph that decides
 //! every pipe's issue order afresh, and σ with it, within a memory budget. Run on the reversed
-//! graph with the reversed footprint it schedules backwards (see [`super::justify`]).
+//! graph with the reversed footprint and reference order it schedules backwards (see
+//! [`super::justify`]).
 //!
 //! Each pipe keeps the ops whose predecessors are all placed, with the time their data is ready
 //! (the predicted finish of their latest predecessor). The pipe that can issue soonest — its free
 //! time, or the earliest ready time of its pending ops when it would otherwise idle (the resource
 //! idle gap) — issues; among its ops ready by then it takes the best by the keys: the primary key
 //! (downstream criticality for the first seed), then the largest slack (delay Freeze's pipe order
-//! added), then the earliest Freeze position. Placing an op fixes its predicted finish.
+//! added), then the earliest position in the reference order. Placing an op fixes its predicted
+//! finish.
 //!
-//! σ is the placement order, and the bytes resident along it (see [`Footprint`]) must stay within
+//! σ is the placement order, and the bytes resident along it (see [`Footprint`]) stay within
 //! `budget`. Ops that release bytes and take no pipe (FREEs; ALLOCs backwards) are placed as soon
 //! as they are ready. Ops that open a residency at no cost (ALLOCs; FREEs backwards) are only
 //! *armed* when ready — their successors see them as done — and placed in σ just before the first
-//! op that needs them. An op is eligible when the bytes it and its armed predecessors open fit
-//! the budget; a pipe whose best ops do not fit lets the next pipe issue. When no pipe has an
-//! eligible op, the soonest pipe's best op is placed anyway: σ's peak then exceeds the budget
-//! and the caller drops the schedule.
+//! op that needs them. An op is *safe* to place when, after it and its armed predecessors, the
+//! resident bytes plus the highest climb of the ops not yet placed, taken in the reference order
+//! (Freeze's σ), stay within the budget ([`PrefixMax`]): then finishing in the reference order is
+//! always possible. A pipe whose best ops are not safe lets the next pipe issue; when no pipe has
+//! a safe op, the first unplaced op of the reference order is placed, which is always safe (the
+//! ops before it are placed or armed). So σ never exceeds the budget when the reference order
+//! itself does not, and the simulation never deadlocks.
 //!
 //! Invariants: every op is placed once, after all its predecessors, so σ is a linear extension
 //! of the graph and the pipe chains; deterministic (keys end in the op id). O((V + E) log V),
-//! plus at most [`SCAN`] heap entries examined per blocked pipe and step.
+//! plus at most [`SCAN`] safety checks of O(log V) per pipe and step.
 
 use super::footprint::Footprint;
+use super::prefix::PrefixMax;
 use crate::timing::{FixedGraph, PipeOrder};
 use lattice_lir::OpId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// How many of a pipe's best ready ops are tried against the budget before the pipe counts as
-/// blocked for this step.
+/// How many of a pipe's best ready ops are checked for safety before the pipe counts as blocked
+/// for this step.
 const SCAN: usize = 16;
 
 /// The per-op keys of the seed, indexed by op id.
@@ -38,7 +44,8 @@ pub(crate) struct Keys<'a> {
     pub primary: &'a [u64],
     /// Freeze start − earliest start.
     pub slack: &'a [u64],
-    /// Position in Freeze's σ.
+    /// Position in the reference order (Freeze's σ, reversed for a backward pass); a
+    /// permutation of distinct values.
     pub position: &'a [usize],
 }
 
@@ -69,20 +76,32 @@ struct Sim<'a> {
     ready_at: Vec<u64>,
     placed: Vec<bool>,
     armed: Vec<bool>,
-    /// Resident bytes along σ so far.
+    /// Resident bytes along σ so far, and the most so far.
     resident: u64,
     peak: u64,
     budget: u64,
+    /// The ops in reference order, each op's index there, and the first index not yet placed.
+    reference: Vec<OpId>,
+    slot: Vec<usize>,
+    cursor: usize,
+    /// Resident-byte change of every unplaced op, in reference order (placed ops count 0).
+    rest: PrefixMax,
     /// When each pipe finishes what it was given.
     free_at: Vec<u64>,
-    /// Per pipe: ops whose predecessors are placed, by ready time.
+    /// Per pipe: ops whose predecessors are placed, by ready time (may hold placed ops, skipped).
     pending: Vec<BinaryHeap<Pending>>,
-    /// Per pipe: ops ready by the pipe's free time, by priority.
+    /// Per pipe: ops ready by the pipe's free time, by priority (may hold placed ops, skipped).
     available: Vec<BinaryHeap<Priority>>,
-    /// Ready ops without a pipe, other than ALLOCs.
+    /// Ready ops that release bytes and take no pipe.
     instant: Vec<OpId>,
     chains: Vec<Vec<OpId>>,
     sigma: Vec<OpId>,
+}
+
+/// The resident-byte change of `v`.
+fn delta(footprint: &Footprint, v: OpId) -> i64 {
+    let bytes = |b: u64| i64::try_from(b).unwrap_or(i64::MAX);
+    bytes(footprint.opens[v.index()]).saturating_sub(bytes(footprint.closes[v.index()]))
 }
 
 impl Sim<'_> {
@@ -96,8 +115,8 @@ impl Sim<'_> {
         )
     }
 
-    /// `v` and every successor it was the last wait of become ready (recursively for ALLOCs,
-    /// which are armed at once).
+    /// `v` and every successor it was the last wait of become ready (recursively for the
+    /// armed ops, which are done at once for their successors).
     fn release(&mut self, v: OpId) {
         let mut stack = vec![v];
         while let Some(v) = stack.pop() {
@@ -131,8 +150,8 @@ impl Sim<'_> {
         }
     }
 
-    /// The armed ALLOCs `v` needs placed first.
-    fn armed_preds(&self, v: OpId) -> impl Iterator<Item = OpId> + '_ {
+    /// The armed ops `v` needs placed first.
+    fn armed_preds(&self, v: OpId) -> Vec<OpId> {
         let graph = self.graph;
         graph
             .preds(v)
@@ -140,39 +159,53 @@ impl Sim<'_> {
             .chain(graph.order_preds(v))
             .copied()
             .filter(|a| self.armed[a.index()] && !self.placed[a.index()])
+            .collect()
     }
 
-    /// Whether placing `v` (after its armed ALLOCs) keeps σ's resident bytes within budget;
-    /// an op that opens nothing always fits.
-    fn fits(&self, v: OpId) -> bool {
+    /// Whether placing `v` after its armed predecessors keeps the budget now and leaves a way
+    /// to finish within it (the rest in reference order).
+    fn safe(&mut self, v: OpId) -> bool {
         let f = self.footprint;
-        let allocs: u64 = self
-            .armed_preds(v)
+        let allocs = self.armed_preds(v);
+        let opened: u64 = allocs
+            .iter()
             .map(|a| f.opens[a.index()])
             .fold(0, u64::saturating_add);
-        if allocs == 0 && f.opens[v.index()] == 0 {
+        if opened == 0 && f.opens[v.index()] == 0 {
+            // Releases bytes or leaves them alone: the rest can only climb less.
             return true;
         }
-        let before = self.resident.saturating_add(allocs);
+        let before = self.resident.saturating_add(opened);
         let after = before
             .saturating_sub(f.closes[v.index()])
             .saturating_add(f.opens[v.index()]);
-        before.max(after) <= self.budget
+        if before.max(after) > self.budget {
+            return false;
+        }
+        let moved: Vec<OpId> = allocs.into_iter().chain([v]).collect();
+        for &u in &moved {
+            self.rest.set(self.slot[u.index()], 0);
+        }
+        let climb = u64::try_from(self.rest.best_prefix()).unwrap_or(0);
+        for &u in &moved {
+            self.rest.set(self.slot[u.index()], delta(f, u));
+        }
+        after.saturating_add(climb) <= self.budget
     }
 
-    /// Appends `v` to σ (after its armed ALLOCs), starting at `start`.
+    /// Appends `v` to σ (after its armed predecessors), starting at `start`.
     fn place(&mut self, v: OpId, start: u64) {
-        let allocs: Vec<OpId> = self.armed_preds(v).collect();
-        for a in allocs {
+        for a in self.armed_preds(v) {
             self.append(a);
         }
         self.append(v);
+        let end = start.saturating_add(self.graph.cycles(v));
         if let Some(p) = self.graph.pipe(v) {
             self.chains[p.index()].push(v);
-            self.free_at[p.index()] = start.saturating_add(self.graph.cycles(v));
+            self.free_at[p.index()] = end;
         }
         let mut ready = Vec::new();
-        self.finish(v, start.saturating_add(self.graph.cycles(v)), &mut ready);
+        self.finish(v, end, &mut ready);
         for w in ready {
             self.release(w);
         }
@@ -181,14 +214,27 @@ impl Sim<'_> {
     fn append(&mut self, v: OpId) {
         self.placed[v.index()] = true;
         self.sigma.push(v);
+        self.rest.set(self.slot[v.index()], 0);
         let f = self.footprint;
         self.resident = self.resident.saturating_sub(f.closes[v.index()]);
         self.resident = self.resident.saturating_add(f.opens[v.index()]);
         self.peak = self.peak.max(self.resident);
     }
 
-    /// When pipe `p` could issue next, if it has anything.
-    fn issue_time(&self, p: usize) -> Option<u64> {
+    /// When pipe `p` could issue next, if it has anything (dropping placed ops off its heaps).
+    fn issue_time(&mut self, p: usize) -> Option<u64> {
+        while self.available[p]
+            .peek()
+            .is_some_and(|prio| self.placed[prio.3.index()])
+        {
+            self.available[p].pop();
+        }
+        while self.pending[p]
+            .peek()
+            .is_some_and(|Reverse((_, Reverse(prio)))| self.placed[prio.3.index()])
+        {
+            self.pending[p].pop();
+        }
         if !self.available[p].is_empty() {
             Some(self.free_at[p])
         } else {
@@ -208,16 +254,18 @@ impl Sim<'_> {
         }
     }
 
-    /// The best op of pipe `p` that fits the budget (removed from the heap), if one of the
-    /// first [`SCAN`] does.
-    fn take_fitting(&mut self, p: usize) -> Option<OpId> {
+    /// The best safe op of pipe `p` (removed from the heap), if one of the first [`SCAN`] is.
+    fn take_safe(&mut self, p: usize) -> Option<OpId> {
         let mut skipped = Vec::new();
         let mut found = None;
         while skipped.len() < SCAN {
             let Some(prio) = self.available[p].pop() else {
                 break;
             };
-            if self.fits(prio.3) {
+            if self.placed[prio.3.index()] {
+                continue;
+            }
+            if self.safe(prio.3) {
                 found = Some(prio.3);
                 break;
             }
@@ -226,9 +274,21 @@ impl Sim<'_> {
         self.available[p].extend(skipped);
         found
     }
+
+    /// The first op of the reference order that is neither placed nor armed, if any.
+    fn first_unplaced(&mut self) -> Option<OpId> {
+        while let Some(&v) = self.reference.get(self.cursor) {
+            if !self.placed[v.index()] && !self.armed[v.index()] {
+                return Some(v);
+            }
+            self.cursor += 1;
+        }
+        None
+    }
 }
 
-/// The seed of `graph` (which must be acyclic) within `budget` resident bytes along σ.
+/// The seed of `graph` (which must be acyclic, with `keys.position` a linear extension of it)
+/// within `budget` resident bytes along σ.
 pub(crate) fn seed(
     graph: &FixedGraph,
     footprint: &Footprint,
@@ -237,6 +297,13 @@ pub(crate) fn seed(
 ) -> Seed {
     let n = graph.len();
     let pipes = graph.pipe_count();
+    let mut reference: Vec<OpId> = (0..n).map(OpId::new).collect();
+    reference.sort_unstable_by_key(|v| keys.position[v.index()]);
+    let mut slot = vec![0; n];
+    for (i, v) in reference.iter().enumerate() {
+        slot[v.index()] = i;
+    }
+    let deltas: Vec<i64> = reference.iter().map(|&v| delta(footprint, v)).collect();
     let mut sim = Sim {
         graph,
         footprint,
@@ -251,6 +318,10 @@ pub(crate) fn seed(
         resident: 0,
         peak: 0,
         budget,
+        reference,
+        slot,
+        cursor: 0,
+        rest: PrefixMax::new(&deltas),
         free_at: vec![0; pipes],
         pending: vec![BinaryHeap::new(); pipes],
         available: vec![BinaryHeap::new(); pipes],
@@ -258,7 +329,7 @@ pub(crate) fn seed(
         chains: vec![Vec::new(); pipes],
         sigma: Vec::with_capacity(n),
     };
-    // Collected first: releasing an ALLOC arms it and may release its successors at once.
+    // Collected first: releasing an armed op may release its successors at once.
     let roots: Vec<OpId> = (0..n)
         .map(OpId::new)
         .filter(|v| sim.waiting[v.index()] == 0)
@@ -267,7 +338,7 @@ pub(crate) fn seed(
         sim.release(v);
     }
     loop {
-        // FREEs and other pipe-less ops take no time and only release bytes: place them now.
+        // Ops that only release bytes and take no time or pipe: place them now.
         while let Some(v) = sim.instant.pop() {
             let start = sim.ready_at[v.index()];
             sim.place(v, start);
@@ -282,7 +353,7 @@ pub(crate) fn seed(
         let mut issued = false;
         for &(at, p) in &by_time {
             sim.admit(p, at);
-            if let Some(v) = sim.take_fitting(p) {
+            if let Some(v) = sim.take_safe(p) {
                 let start = at.max(sim.ready_at[v.index()]);
                 sim.place(v, start);
                 issued = true;
@@ -290,15 +361,16 @@ pub(crate) fn seed(
             }
         }
         if !issued {
-            // Every pipe is blocked by the budget: overrun with the soonest pipe's best op.
-            let (at, p) = by_time[0];
-            if let Some(prio) = sim.available[p].pop() {
-                let start = at.max(sim.ready_at[prio.3.index()]);
-                sim.place(prio.3, start);
-            }
+            // No pipe has a safe op: continue in the reference order.
+            let Some(v) = sim.first_unplaced() else {
+                break;
+            };
+            let pipe = graph.pipe(v).map_or(0, |p| p.index());
+            let start = sim.ready_at[v.index()].max(sim.free_at.get(pipe).copied().unwrap_or(0));
+            sim.place(v, start);
         }
     }
-    // Only an ALLOC without successors can be left (armed, never needed): it goes last.
+    // Only an armed op without successors can be left (never needed): it goes last.
     let rest: Vec<OpId> = (0..n)
         .map(OpId::new)
         .filter(|v| !sim.placed[v.index()])
