@@ -7,11 +7,13 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cpe;
 pub mod dlr;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod order;
 pub mod testing;
+pub mod timing;
 pub mod verify;
 
 use lattice::{MetricsFormat, PassInfo, Registry};
@@ -22,6 +24,7 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
     PassInfo::of::<dlr::Dlr>(),
+    PassInfo::of::<cpe::Cpe>(),
     PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),

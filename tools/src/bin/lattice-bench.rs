@@ -4,10 +4,13 @@
 //! - `orders`: the order-sensitivity table (every order: logical peak, change against `stable`,
 //!   per-tier peaks, L0 max live; `lattice_passes::order::order_table`);
 //! - `dlr`: DLR's results (every case × {mpas, stable} × {cost, lru} victims: spills, drops,
-//!   traffic, physical peak; `lattice_passes::dlr::report::results_table`).
+//!   traffic, physical peak; `lattice_passes::dlr::report::results_table`);
+//! - `cpe`: CPE's results (every case after MPAS and DLR: Freeze, seed and CPE makespans, the
+//!   lower bound, CPE/Freeze and their geomean; `lattice_passes::cpe::report::results_table`).
 //!
-//! The work is the library's; this file parses arguments, reads the cases and renders errors. Deterministic. Exit codes: 0 success, 1 an
-//! unreadable or invalid case or a case without a legal order, 2 bad usage.
+//! The work is the library's; this file parses arguments, reads the cases and renders errors.
+//! Deterministic. Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
+//! fails on, 2 bad usage.
 
 use clap::{Parser, Subcommand};
 use lattice::io::read_text;
@@ -15,6 +18,7 @@ use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
 use lattice_lir::{Module, Phase};
 use lattice_passes::analysis::bottom_levels;
+use lattice_passes::cpe::report::results_table as cpe_table;
 use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use std::path::{Path, PathBuf};
@@ -27,7 +31,7 @@ const TOOL: &str = "lattice-bench";
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -48,6 +52,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
     },
+    /// CPE results: Freeze, seed and CPE makespans, lower bound and CPE/Freeze on every case.
+    Cpe {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -55,6 +65,8 @@ fn main() -> ExitCode {
         Command::Orders { cases } => read_cases(&cases)
             .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
+        Command::Cpe { cases } => read_cases(&cases)
+            .and_then(|m| cpe_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
     };
     match result {
         Ok(table) => {
