@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod baselines;
 pub mod dlr;
 #[cfg(feature = "generate")]
 pub mod generate;
@@ -22,6 +23,11 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
     PassInfo::of::<dlr::Dlr>(),
+    PassInfo::of::<baselines::Base>(),
+    PassInfo::of::<baselines::Hmcos>(),
+    PassInfo::of::<baselines::Magis>(),
+    PassInfo::of::<baselines::Cosma>(),
+    PassInfo::of::<baselines::Eda>(),
     PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
