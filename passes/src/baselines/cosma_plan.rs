@@ -347,7 +347,9 @@ impl Placer<'_> {
         let (mut lo, mut hi) = (0usize, 0usize);
         let (mut sum, mut blocked) = (0u64, 0usize);
         let mut deque: VecDeque<usize> = VecDeque::new();
-        let mut best: Option<((u64, std::cmp::Reverse<usize>, u64), u64)> = None;
+        // (cost, farthest nearest use first, lowest start), and the start.
+        type Key = (u64, std::cmp::Reverse<usize>, u64);
+        let mut best: Option<(Key, u64)> = None;
         for raw in starts {
             let x = self.aligned(raw);
             let Some(end) = x.checked_add(size).filter(|&e| e <= capacity) else {
@@ -458,5 +460,140 @@ impl Placer<'_> {
         out.phase = Phase::Planned;
         derive_plan_deps(&mut out);
         Ok((out, self.stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::{replay, ReplayOptions};
+    use lattice_lir::parse_module;
+
+    const TARGET: &str = "target { tiers L1 = 100 pipes MTE2, MTE3, P spill_out MTE3, spill_in MTE2, spill_cost = 150 + 2 * size l0_exclusive = false }";
+
+    fn spilled(m: &Module) -> Vec<(u32, bool)> {
+        m.schedule
+            .iter()
+            .filter_map(|&id| match m.op(id).kind {
+                OpKind::SpillOut { buffer, .. } => Some((m.buffer(buffer).name, true)),
+                OpKind::SpillIn { buffer, .. } => Some((m.buffer(buffer).name, false)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn alloc_offset(m: &Module, buffer: u32) -> Option<u64> {
+        m.ops.iter().find_map(|op| match op.kind {
+            OpKind::Alloc { buffer: b, offset } if m.buffer(b).name == buffer => offset,
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn the_cheapest_window_evicts_two_backed_buffers_rather_than_one_dirty_one() {
+        // A and B (backed, 30 B) at 0 and 30, C (40 B, no DDR copy) at 60. D (40 B) fits no
+        // hole: the window [0, 40) costs 30 + 30 (reloads only), [60, 100) costs 2 * 40.
+        // Retrieving A then finds D and C equally costly; D's next use is farther (Belady).
+        let text = format!(
+            "module @w phase(scheduled) {{
+               {TARGET}
+               buffer @b0 : L1[30] backed
+               buffer @b1 : L1[30] backed
+               buffer @b2 : L1[40]
+               buffer @b3 : L1[40]
+               %0 = alloc @b0
+               %1 = COPY_IN MTE2 10 (@b0) after(%0)
+               %2 = alloc @b1
+               %3 = COPY_IN MTE2 10 (@b1) after(%2)
+               %4 = alloc @b2
+               %5 = OP P 10 (@b2) after(%4)
+               %6 = alloc @b3
+               %7 = OP P 10 (@b3) after(%6)
+               %8 = OP P 10 (@b0) after(%1)
+               %12 = free @b0 after(%8)
+               %9 = OP P 10 (@b1) after(%3)
+               %13 = free @b1 after(%9)
+               %10 = OP P 10 (@b2) after(%5)
+               %14 = free @b2 after(%10)
+               %11 = OP P 10 (@b3) after(%7)
+               %15 = free @b3 after(%11)
+             }}"
+        );
+        let module = parse_module(&text).unwrap();
+        let (planned, stats) = place(&module, 1).unwrap();
+        let r = replay(&planned, &ReplayOptions::default());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(alloc_offset(&planned, 3), Some(0));
+        assert_eq!(
+            spilled(&planned),
+            vec![
+                (0, true),
+                (1, true),
+                (3, true),
+                (0, false),
+                (1, false),
+                (3, false)
+            ]
+        );
+        assert_eq!((stats.spills, stats.drops, stats.reloads), (3, 2, 3));
+        assert_eq!(stats.traffic, 30 + 30 + 2 * 40);
+        assert_eq!(r.metrics.extra_traffic, stats.traffic);
+        assert_eq!(stats.windows, 2);
+    }
+
+    #[test]
+    fn a_window_over_an_operand_is_never_taken_and_no_window_is_an_error_at_the_op() {
+        let text = format!(
+            "module @n phase(scheduled) {{
+               {TARGET}
+               buffer @b0 : L1[60]
+               buffer @b1 : L1[60]
+               %0 = alloc @b0
+               %1 = alloc @b1
+               %2 = OP P 10 (@b0, @b1) after(%0, %1)
+               %3 = free @b0 after(%2)
+               %4 = free @b1 after(%2)
+             }}"
+        );
+        let module = parse_module(&text).unwrap();
+        let err = place(&module, 1).unwrap_err();
+        assert_eq!(err.op.map(|op| module.op(op).name), Some(2));
+        assert!(matches!(
+            err.kind,
+            PlaceErrorKind::NoRoom {
+                buffer: 1,
+                size: 60,
+                ..
+            }
+        ));
+        let mut planned = module.clone();
+        planned.phase = Phase::Planned;
+        assert!(matches!(
+            place(&planned, 1).unwrap_err().kind,
+            PlaceErrorKind::Phase { .. }
+        ));
+    }
+
+    #[test]
+    fn offsets_respect_the_alignment() {
+        let text = format!(
+            "module @a phase(scheduled) {{
+               {TARGET}
+               buffer @b0 : L1[10]
+               buffer @b1 : L1[10]
+               %0 = alloc @b0
+               %1 = alloc @b1
+               %2 = OP P 10 (@b0, @b1) after(%0, %1)
+               %3 = free @b0 after(%2)
+               %4 = free @b1 after(%2)
+             }}"
+        );
+        let module = parse_module(&text).unwrap();
+        let (planned, _) = place(&module, 32).unwrap();
+        assert_eq!(alloc_offset(&planned, 0), Some(0));
+        assert_eq!(alloc_offset(&planned, 1), Some(32));
+        assert!(replay(&planned, &ReplayOptions::default())
+            .violations
+            .is_empty());
     }
 }

@@ -207,3 +207,50 @@ fn sorted_preds(proj: &Projection<'_>, u: u32, key: &impl Fn(u32) -> (u64, u32))
     preds.sort_by_key(|&w| Reverse(key(w)));
     preds
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lattice_lir::{parse_module, verify_module, OpKind};
+
+    #[test]
+    fn lifo_finishes_a_chain_while_levels_interleave_chains() {
+        // Two chains a1 → a2 → a3 and b1 → b2 → b3, names interleaved.
+        let mut text = String::from(
+            "module @c phase(parsed) {
+               target { tiers L1 = 4096 pipes P spill_out P, spill_in P, spill_cost = 0 + 1 * size l0_exclusive = false }
+               buffer @b0 : L1[8]
+               buffer @b1 : L1[8]
+               %0 = alloc @b0
+               %1 = alloc @b1\n",
+        );
+        // a_k = %(2k + 2) on @b0, b_k = %(2k + 3) on @b1.
+        for k in 0..3u32 {
+            for (chain, buffer) in [(0u32, 0), (1, 1)] {
+                let name = 2 * k + 2 + chain;
+                let prev = if k == 0 { buffer } else { name - 2 };
+                text.push_str(&format!("  %{name} = OP P 1 (@b{buffer}) after(%{prev})\n"));
+            }
+        }
+        text.push_str("  %8 = free @b0 after(%6)\n  %9 = free @b1 after(%7)\n}\n");
+        let module = parse_module(&text).unwrap();
+        let commands = |order: &[OpId]| -> Vec<u32> {
+            order
+                .iter()
+                .filter(|&&id| matches!(module.op(id).kind, OpKind::Compute { .. }))
+                .map(|&id| module.op(id).name)
+                .collect()
+        };
+        let order = |t| {
+            let order = eda_order(&module, t).unwrap();
+            let mut m = module.clone();
+            m.schedule = order.clone();
+            verify_module(&m).unwrap();
+            commands(&order)
+        };
+        assert_eq!(order(EdaTraversal::DfsConsumer), vec![2, 4, 6, 3, 5, 7]);
+        assert_eq!(order(EdaTraversal::BfsLevel), vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(order(EdaTraversal::InductorBfs), vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(order(EdaTraversal::InductorDfs), vec![2, 3, 4, 5, 6, 7]);
+    }
+}

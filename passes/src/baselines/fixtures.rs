@@ -37,7 +37,7 @@ pub(crate) fn random_module(seed: u64, ops: usize, capacity: u64, two_tiers: boo
     );
     // Buffer i is written by command i and read by the commands in readers[i].
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); ops];
-    for i in 0..ops {
+    for (i, read_by) in readers.iter_mut().enumerate() {
         let tier = if two_tiers && rng.below(2) == 1 {
             "UB"
         } else {
@@ -49,8 +49,8 @@ pub(crate) fn random_module(seed: u64, ops: usize, capacity: u64, two_tiers: boo
             let fan = 1 + rng.below(2) as usize;
             for _ in 0..fan {
                 let r = i + 1 + rng.below((ops - i - 1) as u64) as usize;
-                if !readers[i].contains(&r) {
-                    readers[i].push(r);
+                if !read_by.contains(&r) {
+                    read_by.push(r);
                 }
             }
         }

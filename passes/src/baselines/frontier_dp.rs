@@ -26,6 +26,7 @@ use super::model::{Budget, Done, Model, Profile};
 use super::projection::NONE;
 use std::collections::BTreeSet;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Precedence between the units of a subproblem (local unit indices).
 #[derive(Clone, Debug, Default)]
@@ -228,7 +229,7 @@ struct Beam {
     /// live then peak of every candidate.
     vectors: Vec<u64>,
     kept: BTreeSet<(Rank, usize)>,
-    by_key: HashMap<u128, usize>,
+    by_key: HashMap<u128, usize, BuildHasherDefault<KeyHasher>>,
     hit: bool,
 }
 
@@ -328,7 +329,7 @@ pub(crate) fn frontier_dp<R: Runner, D: Done>(
         candidates: Vec::new(),
         vectors: Vec::new(),
         kept: BTreeSet::new(),
-        by_key: HashMap::new(),
+        by_key: HashMap::default(),
         hit: false,
     };
     let (mut live, mut peak) = (vec![0u64; tiers], vec![0u64; tiers]);
@@ -455,6 +456,24 @@ pub(crate) fn frontier_dp<R: Runner, D: Done>(
     })
 }
 
+/// Hashes a Zobrist key by its low 64 bits: they are already uniformly mixed.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+    fn write_u128(&mut self, key: u128) {
+        self.0 ^= key as u64;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// The Zobrist code of unit `u` (two rounds of splitmix64 from fixed seeds).
 fn zobrist(u: u32) -> u128 {
     let mix = |mut z: u64| {
@@ -494,4 +513,208 @@ fn ones(bits: &[u64]) -> impl Iterator<Item = u32> + '_ {
             })
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::baselines::fixtures::{all_orders, random_module};
+    use crate::baselines::model::DoneBits;
+    use crate::baselines::projection::Projection;
+
+    /// The DP over single commands of the whole op graph.
+    fn dp(
+        proj: &Projection<'_>,
+        max_states: usize,
+        budget: Budget<'_>,
+    ) -> Option<(Vec<u32>, DpResult)> {
+        let n = proj.len();
+        let members: Vec<Vec<u32>> = (0..n as u32).map(|u| vec![u]).collect();
+        let graph = UnitGraph::new(
+            n,
+            (0..n as u32).flat_map(|u| proj.succs(u).iter().map(move |&v| (u, v))),
+        );
+        let unit_of: Vec<u32> = (0..n as u32).collect();
+        let zero = vec![0u64; proj.model.tiers()];
+        let none = vec![0u64; n.div_ceil(64)];
+        let result = frontier_dp(
+            &proj.model,
+            &graph,
+            &unit_of,
+            &DoneBits(&none),
+            &zero,
+            &zero,
+            &mut Fixed {
+                model: &proj.model,
+                members: &members,
+            },
+            DpOptions { max_states, budget },
+        )?;
+        let order = result.steps.iter().map(|&(u, _)| u).collect();
+        Some((order, result))
+    }
+
+    /// The smallest cost(peak) over every topological order.
+    fn brute_force(proj: &Projection<'_>) -> Cost {
+        let mut best: Option<Cost> = None;
+        all_orders(proj, &mut |order| {
+            let c = proj.model.scale.cost(&proj.model.peak_of(order));
+            if best.is_none_or(|b| c < b) {
+                best = Some(c);
+            }
+        });
+        best.expect("a DAG has an order")
+    }
+
+    #[test]
+    fn exact_when_the_beam_is_not_hit() {
+        let mut strictly_better_than_input = 0;
+        for seed in 0..40 {
+            let module = random_module(seed, 7, 160, seed % 2 == 0);
+            let proj = Projection::build(&module).unwrap();
+            let (order, result) = dp(&proj, 1 << 12, Budget::Unbounded).unwrap();
+            assert!(!result.stats.beam_hit, "seed {seed}");
+            assert!(proj.is_topological(&order), "seed {seed}");
+            assert_eq!(proj.model.peak_of(&order), result.peak, "seed {seed}");
+            let optimum = brute_force(&proj);
+            assert_eq!(proj.model.scale.cost(&result.peak), optimum, "seed {seed}");
+            let input: Vec<u32> = (0..proj.len() as u32).collect();
+            if proj.model.scale.cost(&proj.model.peak_of(&input)) > optimum {
+                strictly_better_than_input += 1;
+            }
+        }
+        // The fixtures leave room to improve on their own order, so the test has teeth.
+        assert!(
+            strictly_better_than_input >= 5,
+            "{strictly_better_than_input}"
+        );
+    }
+
+    #[test]
+    fn a_narrow_beam_is_reported_and_still_gives_a_legal_order() {
+        let module = random_module(7, 9, 160, true);
+        let proj = Projection::build(&module).unwrap();
+        let (order, result) = dp(&proj, 1, Budget::Unbounded).unwrap();
+        assert!(result.stats.beam_hit);
+        assert!(proj.is_topological(&order));
+        assert_eq!(result.stats.states, proj.len() as u64);
+    }
+
+    #[test]
+    fn the_budget_admits_the_optimum_and_nothing_below_it() {
+        let module = random_module(3, 7, 160, true);
+        let proj = Projection::build(&module).unwrap();
+        let optimum = brute_force(&proj);
+        let (_, at) = dp(&proj, 1 << 12, Budget::Cost(optimum)).unwrap();
+        assert_eq!(proj.model.scale.cost(&at.peak), optimum);
+        let [over, max, sum] = optimum.0;
+        let below = Cost([over, max, sum - 1e-9]);
+        assert!(dp(&proj, 1 << 12, Budget::Cost(below)).is_none());
+    }
+
+    /// Single commands with their state-independent effects, when they have one.
+    struct Profiled<'a> {
+        fixed: Fixed<'a>,
+        profiles: Vec<Option<Profile>>,
+    }
+
+    impl Runner for Profiled<'_> {
+        fn run<D: Done>(
+            &mut self,
+            u: u32,
+            done: &D,
+            live: &mut [u64],
+            peak: &mut [u64],
+            budget: Budget<'_>,
+        ) -> Option<u32> {
+            self.fixed.run(u, done, live, peak, budget)
+        }
+        fn commands(&self, u: u32, tag: u32) -> &[u32] {
+            self.fixed.commands(u, tag)
+        }
+        fn profile(&self, u: u32) -> Option<&Profile> {
+            self.profiles[u as usize].as_ref()
+        }
+    }
+
+    #[test]
+    fn applying_profiles_changes_nothing_whatever_the_beam() {
+        let mut profiled_units = 0;
+        for seed in 0..25 {
+            let module = random_module(100 + seed, 10, 160, seed % 2 == 1);
+            let proj = Projection::build(&module).unwrap();
+            let n = proj.len();
+            let members: Vec<Vec<u32>> = (0..n as u32).map(|u| vec![u]).collect();
+            let mut classes: Vec<(Vec<i64>, Vec<i64>)> = Vec::new();
+            let profiles: Vec<Option<Profile>> = (0..n as u32)
+                .map(|u| {
+                    let (rise, net) = proj.model.effect(
+                        &[u],
+                        |w| proj.preds(u).contains(&w),
+                        |w| proj.succs(u).contains(&w),
+                    )?;
+                    let key = (rise.clone(), net.clone());
+                    let class = match classes.iter().position(|c| *c == key) {
+                        Some(c) => c,
+                        None => {
+                            classes.push(key);
+                            classes.len() - 1
+                        }
+                    } as u32;
+                    Some(Profile { class, rise, net })
+                })
+                .collect();
+            profiled_units += profiles.iter().flatten().count();
+            let graph = UnitGraph::new(
+                n,
+                (0..n as u32).flat_map(|u| proj.succs(u).iter().map(move |&v| (u, v))),
+            );
+            let unit_of: Vec<u32> = (0..n as u32).collect();
+            let zero = vec![0u64; proj.model.tiers()];
+            let none = vec![0u64; n.div_ceil(64)];
+            for keep in [1, 2, 3, 1 << 12] {
+                let options = DpOptions {
+                    max_states: keep,
+                    budget: Budget::Unbounded,
+                };
+                let mut plain = Fixed {
+                    model: &proj.model,
+                    members: &members,
+                };
+                let a = frontier_dp(
+                    &proj.model,
+                    &graph,
+                    &unit_of,
+                    &DoneBits(&none),
+                    &zero,
+                    &zero,
+                    &mut plain,
+                    options,
+                )
+                .unwrap();
+                let mut with = Profiled {
+                    fixed: Fixed {
+                        model: &proj.model,
+                        members: &members,
+                    },
+                    profiles: profiles.clone(),
+                };
+                let b = frontier_dp(
+                    &proj.model,
+                    &graph,
+                    &unit_of,
+                    &DoneBits(&none),
+                    &zero,
+                    &zero,
+                    &mut with,
+                    options,
+                )
+                .unwrap();
+                assert_eq!(a.steps, b.steps, "seed {seed} keep {keep}");
+                assert_eq!(a.peak, b.peak, "seed {seed} keep {keep}");
+                assert_eq!(a.live, b.live, "seed {seed} keep {keep}");
+            }
+        }
+        assert!(profiled_units > 50, "{profiled_units}");
+    }
 }

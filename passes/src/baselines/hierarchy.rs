@@ -7,8 +7,8 @@
 //!   successor while it has exactly one successor, that successor has exactly one predecessor,
 //!   and appending it raises neither any tier's stable state above the sequence's maximum so far
 //!   nor any tier's transient state above the latest one (per-tier form of the source rule; the
-//!   static increments are the bytes a command allocates as a buffer's first opener, the
-//!   decrements those it frees as a buffer's only closer — the source's "killed" inputs).
+//!   static increments are the bytes a command allocates in every order, the decrements those it
+//!   frees in every order — the source's "killed" inputs, whose other users all precede it).
 //! - **Groups** (`MakeGroupPass`): dominators and post-dominators of the sequence graph with a
 //!   virtual source and sink (so no arbitrary "first input" is needed). Cell outputs — sequences
 //!   whose first command merges two or more predecessors (`cell-out=merge`, the analogue of a
@@ -170,6 +170,16 @@ fn topological(proj: &Projection<'_>) -> Vec<u32> {
 struct Dataflow {
     succs: Vec<Vec<u32>>,
     preds: Vec<Vec<u32>>,
+    /// Descendants of every command, `words` bits per command.
+    reach: Vec<u64>,
+    words: usize,
+}
+
+impl Dataflow {
+    /// Whether `v` is a descendant of `u`.
+    fn reaches(&self, u: u32, v: u32) -> bool {
+        self.reach[u as usize * self.words + v as usize / 64] >> (v % 64) & 1 == 1
+    }
 }
 
 /// Transitive reduction along a topological `order`: in reverse order, each command keeps the
@@ -210,7 +220,12 @@ fn reduce(proj: &Projection<'_>, order: &[u32]) -> Dataflow {
             preds[v as usize].push(u as u32);
         }
     }
-    Dataflow { succs, preds }
+    Dataflow {
+        succs,
+        preds,
+        reach,
+        words,
+    }
 }
 
 /// The join pass: sequences in topological order of their first commands.
@@ -218,15 +233,27 @@ fn join(proj: &Projection<'_>, dataflow: &Dataflow, order: &[u32]) -> (Vec<Vec<u
     let model = &proj.model;
     let tiers = model.tiers();
     let n = proj.len();
-    // Static per-command increments and decrements (bytes per tier).
+    // Static per-command increments and decrements (bytes per tier): what a command allocates in
+    // every order (its buffer's other openers all come after it) and frees in every order (the
+    // buffer's other closers all come before it: the source's "killed" inputs).
     let mut inc = vec![0i64; n * tiers];
     let mut dec = vec![0i64; n * tiers];
     for item in model.items() {
-        if let Some(&first) = item.openers.first() {
-            inc[first as usize * tiers + item.tier] += item.size as i64;
+        let first = item.openers.iter().copied().find(|&v| {
+            item.openers
+                .iter()
+                .all(|&w| w == v || dataflow.reaches(v, w))
+        });
+        if let Some(v) = first {
+            inc[v as usize * tiers + item.tier] += item.size as i64;
         }
-        if let [only] = item.closers[..] {
-            dec[only as usize * tiers + item.tier] += item.size as i64;
+        let last = item.closers.iter().copied().find(|&v| {
+            item.closers
+                .iter()
+                .all(|&w| w == v || dataflow.reaches(w, v))
+        });
+        if let Some(v) = last {
+            dec[v as usize * tiers + item.tier] += item.size as i64;
         }
     }
     let mut seq_of = vec![NONE; n];
@@ -242,10 +269,7 @@ fn join(proj: &Projection<'_>, dataflow: &Dataflow, order: &[u32]) -> (Vec<Vec<u
         let mut max = row(&inc, v);
         let mut latest: Vec<i64> = max.iter().zip(row(&dec, v)).map(|(s, d)| s - d).collect();
         let mut cur = v;
-        loop {
-            let [next] = dataflow.succs[cur as usize][..] else {
-                break;
-            };
+        while let [next] = dataflow.succs[cur as usize][..] {
             if dataflow.preds[next as usize].len() != 1 || seq_of[next as usize] != NONE {
                 break;
             }
@@ -710,4 +734,67 @@ fn cyclic_group(h: &Hierarchy) -> Option<u32> {
         .rev()
         .find(|&v| missing[v] > 0)
         .map(|v| (v - s) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lattice_lir::parse_module;
+
+    /// a → b, a → c, (b, c) → d → e, each command writing one buffer its successors read.
+    fn diamond() -> lattice_lir::Module {
+        parse_module(
+            "module @d phase(parsed) {
+               target { tiers L1 = 4096 pipes P spill_out P, spill_in P, spill_cost = 0 + 1 * size l0_exclusive = false }
+               buffer @b0 : L1[64]
+               buffer @b1 : L1[32]
+               buffer @b2 : L1[32]
+               buffer @b3 : L1[16]
+               buffer @b4 : L1[8]
+               %0 = alloc @b0
+               %1 = A P 1 (@b0) after(%0)
+               %2 = alloc @b1
+               %3 = B P 1 (@b1, @b0) after(%1, %2)
+               %4 = alloc @b2
+               %5 = C P 1 (@b2, @b0) after(%1, %4)
+               %6 = free @b0 after(%3, %5)
+               %7 = alloc @b3
+               %8 = D P 1 (@b3, @b1, @b2) after(%3, %5, %7)
+               %9 = free @b1 after(%8)
+               %10 = free @b2 after(%8)
+               %11 = alloc @b4
+               %12 = E P 1 (@b4, @b3) after(%8, %11)
+               %13 = free @b3 after(%12)
+               %14 = free @b4 after(%12)
+             }",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_freeing_chain_joins_and_a_merge_groups_what_it_post_dominates() {
+        let module = diamond();
+        let proj = Projection::build(&module).unwrap();
+        let h = build(&proj, CellOut::Merge, 256);
+        let names = |cmds: &[u32]| cmds.iter().map(|&u| proj.name(u)).collect::<Vec<_>>();
+        let seqs: Vec<Vec<u32>> = h.seqs.iter().map(|s| names(s)).collect();
+        // D frees both its inputs and E frees D's output: one sequence.
+        assert_eq!(seqs, vec![vec![1], vec![3], vec![5], vec![8, 12]]);
+        let groups: Vec<&Vec<u32>> = h.groups.iter().filter(|g| !g.is_empty()).collect();
+        assert_eq!(groups, vec![&vec![0, 1, 2, 3]]);
+        assert_eq!(names(&h.group_rpo(0)), vec![1, 3, 5, 8, 12]);
+        // Sinks as cell outputs: the same group here (E's sequence post-dominates everything).
+        let sink = build(&proj, CellOut::Sink, 256);
+        assert_eq!(sink.groups.iter().filter(|g| !g.is_empty()).count(), 1);
+    }
+
+    #[test]
+    fn dissolving_a_group_frees_its_sequences() {
+        let module = diamond();
+        let proj = Projection::build(&module).unwrap();
+        let mut h = build(&proj, CellOut::Merge, 256);
+        assert!(h.ungroup(0));
+        assert!(!h.ungroup(0));
+        assert!(h.group_of.iter().all(|&g| g == NONE));
+    }
 }

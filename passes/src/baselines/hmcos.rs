@@ -39,7 +39,7 @@ pass_options! {
     /// Options of the `hmcos` pass.
     pub struct HmcosOptions {
         /// Beam of every frontier DP (top level and groups).
-        max_states: usize = 16,
+        max_states: usize = 256,
         /// Most schedule-and-ungroup iterations (the source loops until nothing changes).
         max_iters: usize = 8,
         /// Cell outputs: `merge` (first command has 2+ predecessors) or `sink`.
@@ -523,4 +523,54 @@ fn ungroup_at_peak(proj: &Projection<'_>, h: &mut Hierarchy, pi: &[u32], peak: &
         }
     }
     dissolved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::baselines::fixtures::random_module;
+    use lattice_lir::verify_module;
+
+    #[test]
+    fn hmcos_orders_are_legal_deterministic_and_respect_their_options() {
+        let mut grouped = 0;
+        for seed in 0..12 {
+            let module = random_module(seed, 30, 160, seed % 2 == 0);
+            for options in [
+                HmcosOptions::default(),
+                HmcosOptions {
+                    cell_out: CellOut::Sink,
+                    max_states: 2,
+                    ..HmcosOptions::default()
+                },
+                HmcosOptions {
+                    max_iters: 1,
+                    intrude_max_subsets: 0,
+                    ..HmcosOptions::default()
+                },
+            ] {
+                let (order, stats) = hmcos_order(&module, &options).unwrap();
+                let mut m = module.clone();
+                m.schedule = order.clone();
+                verify_module(&m).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+                assert_eq!(hmcos_order(&module, &options).unwrap().0, order);
+                assert!(stats.iterations >= 1 && stats.iterations <= options.max_iters as u64);
+                grouped += stats.groups;
+            }
+        }
+        assert!(grouped > 0);
+    }
+
+    #[test]
+    fn a_budget_below_every_order_falls_back_to_base() {
+        // Capacities far below any order's peak: every state breaks the budget.
+        let module = random_module(5, 12, 16, false);
+        let options = HmcosOptions {
+            budget_init: true,
+            ..HmcosOptions::default()
+        };
+        let (order, stats) = hmcos_order(&module, &options).unwrap();
+        assert_eq!(stats.fallback, 1);
+        assert_eq!(order, stable_order(&module).unwrap());
+    }
 }
