@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod baselines;
 pub mod cpe;
 pub mod dlr;
 #[cfg(feature = "generate")]
@@ -26,6 +27,11 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<dlr::Dlr>(),
     PassInfo::of::<cpe::Cpe>(),
     PassInfo::of::<verify::Verify>(),
+    PassInfo::of::<baselines::Base>(),
+    PassInfo::of::<baselines::Hmcos>(),
+    PassInfo::of::<baselines::Magis>(),
+    PassInfo::of::<baselines::Cosma>(),
+    PassInfo::of::<baselines::Eda>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
     PassInfo::of::<testing::TestCount>(),

@@ -7,10 +7,10 @@
 //! policy returns an order listing every op once, respecting every edge, L0-exclusive when the
 //! target asks — or an [`OrderError`], never a partial order.
 
-mod engine;
+pub(crate) mod engine;
 mod error;
 mod gate;
-mod graph;
+pub(crate) mod graph;
 mod window;
 
 pub mod critical_first;

@@ -99,8 +99,8 @@ impl Pass for Order {
     }
 }
 
-/// What both passes do around their policy.
-fn reorder(
+/// What every reordering pass (these two and the order-only baselines) does around its policy.
+pub(crate) fn reorder(
     pass: &str,
     module: &mut Module,
     cx: &mut PassContext<'_>,

@@ -1,0 +1,116 @@
+//! COSMA (Li, Gupta, Malik, arXiv 2311.18246), command-level (baselines.md §5.2 [ADAPT]): the
+//! paper's own path for graphs too large for its joint ILP — a min-peak (M_P, §III-E1) schedule,
+//! then fixed-schedule allocation and replacement (§III-E2), the ILP replaced by the deterministic
+//! greedy of [`super::cosma_plan`]. The result is a `planned` module: COSMA decides placement and
+//! replacement itself, so no `dlr` follows it.
+//!
+//! Order (`order`): `mpmf-window` (default) is E3 over the Base+A0 op order — windows of W
+//! commands, each reordered by the exact frontier DP for the smallest cost(peak) from the live
+//! vector the prefix leaves (the §III-E1 objective, with windows as the §IV decomposition);
+//! `base` keeps the Base order (pure COSMA FS). Not offered: the `traffic_greedy` order and the
+//! optional per-window MILP (`cosma_ilp_window`, off by default in the spec).
+//! Complexity: O((V/W) · D_W · W) for the windows, plus the placement's O(V log V + misses · R).
+
+use super::cosma_plan::{place, PlaceError, PlaceStats};
+use super::projection::Projection;
+use super::window::{reschedule, WindowOptions, WindowStats};
+use crate::order::{stable_order, OrderError};
+use lattice::{option_enum, pass_options};
+use lattice_lir::{Module, OpId, Phase};
+
+option_enum! {
+    /// The order COSMA places.
+    pub enum CosmaOrder {
+        /// E3 min-peak windows over the Base order.
+        MpmfWindow = "mpmf-window",
+        /// The Base order itself (COSMA FS).
+        Base = "base",
+    }
+}
+
+pass_options! {
+    /// Options of the `cosma` pass.
+    pub struct CosmaOptions {
+        /// The order to place: `mpmf-window` (min-peak windows) or `base`.
+        order: CosmaOrder = CosmaOrder::MpmfWindow,
+        /// W: most commands per min-peak window.
+        window: usize = 12,
+        /// Beam of the frontier DP inside a window.
+        max_states: usize = 256,
+        /// Offsets are multiples of this many bytes.
+        align: u64 = 1,
+    }
+}
+
+/// What COSMA did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CosmaStats {
+    /// The min-peak windows.
+    pub windows: WindowStats,
+    /// The placement.
+    pub place: PlaceStats,
+}
+
+/// Why COSMA failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CosmaError {
+    /// No legal order.
+    #[error(transparent)]
+    Order(#[from] OrderError),
+    /// No room for a buffer.
+    #[error(transparent)]
+    Place(#[from] PlaceError),
+    /// The module already has a memory plan.
+    #[error("cosma cannot reorder a `{0}` module: its memory plan is bound to the current order; run it before planning")]
+    Planned(Phase),
+}
+
+impl From<CosmaError> for lattice::PassError {
+    fn from(e: CosmaError) -> Self {
+        match e {
+            CosmaError::Order(e) => e.into(),
+            CosmaError::Place(PlaceError { op: Some(op), kind }) => {
+                lattice::PassError::at(op, kind.to_string())
+            }
+            e => lattice::PassError::new(e.to_string()),
+        }
+    }
+}
+
+/// COSMA's order of `module`'s ops (ALLOC/FREE placed by A0).
+pub fn cosma_order(
+    module: &Module,
+    options: &CosmaOptions,
+) -> Result<(Vec<OpId>, WindowStats), OrderError> {
+    let base = stable_order(module)?;
+    if options.order == CosmaOrder::Base {
+        return Ok((base, WindowStats::default()));
+    }
+    let proj = Projection::build(module)?;
+    let pi = proj.commands_of(&base);
+    let (pi, stats) = reschedule(
+        &proj,
+        &pi,
+        &[],
+        &WindowOptions {
+            window: options.window.max(1),
+            max_states: options.max_states,
+            first: 0,
+            blocks: false,
+        },
+    );
+    Ok((proj.expand(&pi)?, stats))
+}
+
+/// COSMA end to end: its order, then its placement; a `planned` module.
+pub fn cosma(module: &Module, options: &CosmaOptions) -> Result<(Module, CosmaStats), CosmaError> {
+    if module.phase.has_plan() {
+        return Err(CosmaError::Planned(module.phase));
+    }
+    let (order, windows) = cosma_order(module, options)?;
+    let mut scheduled = module.clone();
+    scheduled.schedule = order;
+    scheduled.phase = Phase::Scheduled;
+    let (planned, place) = place(&scheduled, options.align)?;
+    Ok((planned, CosmaStats { windows, place }))
+}

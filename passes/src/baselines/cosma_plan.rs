@@ -1,0 +1,599 @@
+//! COSMA's fixed-schedule allocation and replacement (baselines.md §5.2 step 3 [ADAPT]: a
+//! deterministic greedy standing in for the paper's fixed-schedule ILP, Eq. 8–12 [SRC via the
+//! secondary source named there]). Walks a scheduled σ once and binds every residency to an
+//! address, inserting SPILL_OUT/SPILL_IN pairs where a tier is full; the result is a `planned`
+//! module with the same memory-plan contract DLR writes (spill ops from
+//! [`lattice_lir::spill::spill_ops`], dependencies from [`derive_plan_deps`]).
+//!
+//! Per op v the required set is its operands (Eq. 5). A buffer is created at its ALLOC (A0 puts
+//! it just before its first user, whose operands are pinned with it) and retrieved just before
+//! the command that needs it (COSMA works at step granularity). Placement:
+//! - **best fit**: the smallest free hole that holds the block, lowest address on a tie; a
+//!   resident block never moves (Eq. 11), a retrieve may land anywhere;
+//! - otherwise the **minimum-cost eviction window**: over the tier's residents in address order,
+//!   every start x ∈ {0} ∪ {end of a resident} with `[x, x + size)` inside the capacity whose
+//!   overlapped residents are all evictable (not an operand of the current op, and used again:
+//!   dead buffers were freed already), minimising `Σ (wb(c) + size(c))` — the writeback (`size`
+//!   unless the buffer is backed: DESIGN §1.3 charges no writeback for a buffer with a DDR copy) plus
+//!   the retrieve every victim will need; ties to the larger smallest next-use distance (Belady),
+//!   then the lower x. A two-pointer sweep with a monotone deque for the minimum: O(R) per miss.
+//!
+//! Unlike "evict until a hole fits", the window never fails for fragmentation alone. Every tier
+//! is its own scratchpad; staging tiers get no special case (under `l0_exclusive` the order
+//! already keeps one buffer per L0 tier, so they never evict). Invariants: residents of a tier are
+//! disjoint and inside the capacity; every use lies in a residency; each SPILL_OUT's buffer is
+//! retrieved before its next use. Deterministic. O(V log V + misses · R).
+
+use lattice_lir::plan_deps::derive_plan_deps;
+use lattice_lir::{spill, BufferId, Module, OpId, OpKind, Phase};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Why COSMA's placement failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlaceErrorKind {
+    /// Placement needs a `scheduled` module.
+    #[error("cosma places `scheduled` modules, but this one is `{phase}`")]
+    Phase {
+        /// Its phase.
+        phase: Phase,
+    },
+    /// No eviction window holds the buffer.
+    #[error("@b{buffer} needs {size} contiguous bytes of {tier} (capacity {capacity}), but every window of that size overlaps an operand of the op or a buffer with no further use")]
+    NoRoom {
+        /// The buffer.
+        buffer: u32,
+        /// Its size.
+        size: u64,
+        /// Its tier.
+        tier: String,
+        /// The tier's capacity.
+        capacity: u64,
+    },
+    /// Spill names would not fit 32 bits.
+    #[error("too many spills to name them with 32-bit ids")]
+    TooManySpills,
+}
+
+/// A placement failure, at the op being served when there is one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct PlaceError {
+    /// The op.
+    pub op: Option<OpId>,
+    /// What failed.
+    pub kind: PlaceErrorKind,
+}
+
+/// Counters of one placement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlaceStats {
+    /// SPILL_OUT events.
+    pub spills: u64,
+    /// SPILL_OUTs of backed buffers (no writeback).
+    pub drops: u64,
+    /// SPILL_IN events (retrieves).
+    pub reloads: u64,
+    /// Extra DDR traffic in bytes (DESIGN §1.3).
+    pub traffic: u64,
+    /// Placements that needed an eviction window.
+    pub windows: u64,
+    /// Of those, the ones the tier's free bytes could have held (fragmentation).
+    pub fragmented: u64,
+    /// Most bytes resident in all tiers at once.
+    pub physical_peak: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Unborn,
+    Resident(u64),
+    Spilled(usize),
+    Freed,
+}
+
+#[derive(Clone, Copy)]
+enum Event {
+    Op(OpId),
+    Out(usize),
+    In(usize),
+}
+
+struct Placer<'m> {
+    m: &'m Module,
+    align: u64,
+    /// Per tier: offset → buffer, the residents in address order.
+    residents: Vec<BTreeMap<u64, BufferId>>,
+    used: Vec<u64>,
+    state: Vec<State>,
+    /// Per buffer: σ positions of the commands naming it, and the index of the next one.
+    uses: Vec<Vec<usize>>,
+    next: Vec<usize>,
+    /// Operands of the op being served are pinned: stamp = its position.
+    pin: Vec<usize>,
+    spills: Vec<(BufferId, u64)>,
+    events: Vec<Event>,
+    alloc_offsets: Vec<Option<u64>>,
+    resident_bytes: u64,
+    stats: PlaceStats,
+}
+
+/// Places a `scheduled` module with offsets aligned to `align` bytes.
+pub fn place(module: &Module, align: u64) -> Result<(Module, PlaceStats), PlaceError> {
+    if module.phase != Phase::Scheduled {
+        return Err(PlaceError {
+            op: None,
+            kind: PlaceErrorKind::Phase {
+                phase: module.phase,
+            },
+        });
+    }
+    let m = module;
+    let nb = m.buffers.len();
+    let mut uses = vec![Vec::new(); nb];
+    let mut next_user: Vec<Option<OpId>> = vec![None; m.ops.len()];
+    for (q, &id) in m.schedule.iter().enumerate() {
+        if let OpKind::Compute { operands, .. } = &m.op(id).kind {
+            for b in operands {
+                if uses[b.index()].last() != Some(&q) {
+                    uses[b.index()].push(q);
+                }
+            }
+        }
+    }
+    // The anchor of an ALLOC: the first command after it naming its buffer.
+    for (position, &id) in m.schedule.iter().enumerate() {
+        if let OpKind::Alloc { buffer, .. } = m.op(id).kind {
+            let first = uses[buffer.index()].iter().find(|&&q| q > position);
+            next_user[id.index()] = first.map(|&q| m.schedule[q]);
+        }
+    }
+    let mut p = Placer {
+        m,
+        align: align.max(1),
+        residents: vec![BTreeMap::new(); m.target.tiers.len()],
+        used: vec![0; m.target.tiers.len()],
+        state: vec![State::Unborn; nb],
+        uses,
+        next: vec![0; nb],
+        pin: vec![usize::MAX; nb],
+        spills: Vec::new(),
+        events: Vec::with_capacity(m.schedule.len()),
+        alloc_offsets: vec![None; nb],
+        resident_bytes: 0,
+        stats: PlaceStats::default(),
+    };
+    for (q, &id) in m.schedule.iter().enumerate() {
+        match &m.op(id).kind {
+            OpKind::Alloc { buffer, .. } => {
+                let anchor = next_user[id.index()];
+                if let Some(a) = anchor {
+                    for &b in operands(m, a) {
+                        p.pin[b.index()] = q;
+                    }
+                }
+                p.pin[buffer.index()] = q;
+                let offset = p.place(*buffer, q, anchor.unwrap_or(id))?;
+                p.alloc_offsets[buffer.index()] = Some(offset);
+                p.events.push(Event::Op(id));
+            }
+            OpKind::Compute { operands, .. } => {
+                for &b in operands {
+                    p.pin[b.index()] = q;
+                }
+                for &b in operands {
+                    if let State::Spilled(k) = p.state[b.index()] {
+                        p.retrieve(b, k, q, id)?;
+                    }
+                }
+                for &b in operands {
+                    let uses = &p.uses[b.index()];
+                    let next = &mut p.next[b.index()];
+                    while uses.get(*next).is_some_and(|&u| u <= q) {
+                        *next += 1;
+                    }
+                }
+                p.events.push(Event::Op(id));
+            }
+            OpKind::Free { buffer } => {
+                // Victims always have a later use, so a buffer is resident at its FREE; a
+                // dependency delaying a FREE past a spill would still need the contest's pairing.
+                if let State::Spilled(k) = p.state[buffer.index()] {
+                    p.pin[buffer.index()] = q;
+                    p.retrieve(*buffer, k, q, id)?;
+                }
+                if let State::Resident(offset) = p.state[buffer.index()] {
+                    p.release(*buffer, offset);
+                }
+                p.state[buffer.index()] = State::Freed;
+                p.events.push(Event::Op(id));
+            }
+            OpKind::SpillOut { .. } | OpKind::SpillIn { .. } => {}
+        }
+    }
+    p.finish()
+}
+
+fn operands(m: &Module, op: OpId) -> &[BufferId] {
+    match &m.op(op).kind {
+        OpKind::Compute { operands, .. } => operands,
+        _ => &[],
+    }
+}
+
+impl Placer<'_> {
+    fn size(&self, b: BufferId) -> u64 {
+        self.m.buffer(b).size
+    }
+
+    fn aligned(&self, x: u64) -> u64 {
+        x.div_ceil(self.align).saturating_mul(self.align)
+    }
+
+    fn occupy(&mut self, b: BufferId, offset: u64) {
+        let size = self.size(b);
+        let tier = self.m.buffer(b).tier.index();
+        if size > 0 {
+            self.residents[tier].insert(offset, b);
+        }
+        self.used[tier] += size;
+        self.state[b.index()] = State::Resident(offset);
+        self.resident_bytes += size;
+        self.stats.physical_peak = self.stats.physical_peak.max(self.resident_bytes);
+    }
+
+    fn release(&mut self, b: BufferId, offset: u64) {
+        let size = self.size(b);
+        let tier = self.m.buffer(b).tier.index();
+        if size > 0 {
+            self.residents[tier].remove(&offset);
+        }
+        self.used[tier] -= size;
+        self.resident_bytes -= size;
+    }
+
+    fn retrieve(&mut self, b: BufferId, k: usize, q: usize, at: OpId) -> Result<(), PlaceError> {
+        let offset = self.place(b, q, at)?;
+        self.spills[k].1 = offset;
+        self.stats.reloads += 1;
+        self.events.push(Event::In(k));
+        Ok(())
+    }
+
+    /// Finds room for `b` at σ position `q`, evicting a window if needed; returns the offset.
+    fn place(&mut self, b: BufferId, q: usize, at: OpId) -> Result<u64, PlaceError> {
+        let buf = self.m.buffer(b);
+        let (tier, size) = (buf.tier.index(), buf.size);
+        let capacity = self.m.target.tiers[tier].capacity;
+        if size == 0 {
+            self.occupy(b, 0);
+            return Ok(0);
+        }
+        if let Some(offset) = self.best_fit(tier, size, capacity) {
+            self.occupy(b, offset);
+            return Ok(offset);
+        }
+        self.stats.windows += 1;
+        if capacity - self.used[tier] >= size {
+            self.stats.fragmented += 1;
+        }
+        let Some((x, victims)) = self.window(tier, size, capacity, q) else {
+            let t = &self.m.target.tiers[tier];
+            return Err(PlaceError {
+                op: Some(at),
+                kind: PlaceErrorKind::NoRoom {
+                    buffer: buf.name,
+                    size,
+                    tier: t.name.clone(),
+                    capacity: t.capacity,
+                },
+            });
+        };
+        for (offset, v) in victims {
+            self.release(v, offset);
+            self.spill(v);
+        }
+        self.occupy(b, x);
+        Ok(x)
+    }
+
+    /// The smallest (aligned) hole holding `size` bytes, lowest address on a tie.
+    fn best_fit(&self, tier: usize, size: u64, capacity: u64) -> Option<u64> {
+        let mut best: Option<(u64, u64)> = None;
+        let mut cursor = 0u64;
+        let ends = self.residents[tier]
+            .iter()
+            .map(|(&o, &r)| (o, o + self.size(r)))
+            .chain(std::iter::once((capacity, capacity)));
+        for (start, end) in ends {
+            let x = self.aligned(cursor);
+            if x <= start && start - x >= size {
+                let len = start - x;
+                if best.is_none_or(|(l, _)| len < l) {
+                    best = Some((len, x));
+                }
+            }
+            cursor = cursor.max(end);
+        }
+        best.map(|(_, x)| x)
+    }
+
+    /// The minimum-cost eviction window: its start and the residents it overlaps.
+    fn window(
+        &self,
+        tier: usize,
+        size: u64,
+        capacity: u64,
+        q: usize,
+    ) -> Option<(u64, Vec<(u64, BufferId)>)> {
+        let blocks: Vec<(u64, u64, BufferId)> = self.residents[tier]
+            .iter()
+            .map(|(&o, &r)| (o, o + self.size(r), r))
+            .collect();
+        let cost = |c: BufferId| {
+            let s = self.size(c);
+            if self.m.buffer(c).backed {
+                s
+            } else {
+                2 * s
+            }
+        };
+        let next_use = |c: BufferId| {
+            let uses = &self.uses[c.index()];
+            uses.get(self.next[c.index()]).copied()
+        };
+        let evictable = |c: BufferId| self.pin[c.index()] != q && next_use(c).is_some();
+        let starts = std::iter::once(0).chain(blocks.iter().map(|&(_, e, _)| e));
+        // Sliding window [lo, hi) of overlapped blocks; deque of indices by next use for the min.
+        let (mut lo, mut hi) = (0usize, 0usize);
+        let (mut sum, mut blocked) = (0u64, 0usize);
+        let mut deque: VecDeque<usize> = VecDeque::new();
+        // (cost, farthest nearest use first, lowest start), and the start.
+        type Key = (u64, std::cmp::Reverse<usize>, u64);
+        let mut best: Option<(Key, u64)> = None;
+        for raw in starts {
+            let x = self.aligned(raw);
+            let Some(end) = x.checked_add(size).filter(|&e| e <= capacity) else {
+                continue;
+            };
+            while hi < blocks.len() && blocks[hi].0 < end {
+                let c = blocks[hi].2;
+                if evictable(c) {
+                    sum += cost(c);
+                } else {
+                    blocked += 1;
+                }
+                let distance = next_use(c).unwrap_or(usize::MAX);
+                while deque
+                    .back()
+                    .is_some_and(|&i| next_use(blocks[i].2).unwrap_or(usize::MAX) >= distance)
+                {
+                    deque.pop_back();
+                }
+                deque.push_back(hi);
+                hi += 1;
+            }
+            while lo < hi && blocks[lo].1 <= x {
+                let c = blocks[lo].2;
+                if evictable(c) {
+                    sum -= cost(c);
+                } else {
+                    blocked -= 1;
+                }
+                if deque.front() == Some(&lo) {
+                    deque.pop_front();
+                }
+                lo += 1;
+            }
+            if blocked > 0 {
+                continue;
+            }
+            let nearest = deque
+                .front()
+                .and_then(|&i| next_use(blocks[i].2))
+                .map_or(usize::MAX, |u| u - q);
+            let key = (sum, std::cmp::Reverse(nearest), x);
+            if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                best = Some((key, x));
+            }
+        }
+        let (_, x) = best?;
+        let victims = blocks
+            .iter()
+            .filter(|&&(s, e, _)| s < x + size && e > x)
+            .map(|&(s, _, c)| (s, c))
+            .collect();
+        Some((x, victims))
+    }
+
+    /// Records the SPILL_OUT of an already released victim.
+    fn spill(&mut self, v: BufferId) {
+        let buf = self.m.buffer(v);
+        let k = self.spills.len();
+        self.spills.push((v, 0));
+        self.state[v.index()] = State::Spilled(k);
+        self.events.push(Event::Out(k));
+        self.stats.spills += 1;
+        if buf.backed {
+            self.stats.drops += 1;
+            self.stats.traffic += buf.size;
+        } else {
+            self.stats.traffic += 2 * buf.size;
+        }
+    }
+
+    /// The planned module: offsets, spill ops named N+2k / N+2k+1, σ, derived dependencies.
+    fn finish(self) -> Result<(Module, PlaceStats), PlaceError> {
+        let mut out = self.m.clone();
+        for op in &mut out.ops {
+            if let OpKind::Alloc { buffer, offset } = &mut op.kind {
+                *offset = Some(self.alloc_offsets[buffer.index()].unwrap_or(0));
+            }
+        }
+        let n = out
+            .ops
+            .iter()
+            .map(|op| u64::from(op.name) + 1)
+            .max()
+            .unwrap_or(0)
+            .max(out.original_op_count() as u64);
+        let name = |id: u64| {
+            u32::try_from(id).map_err(|_| PlaceError {
+                op: None,
+                kind: PlaceErrorKind::TooManySpills,
+            })
+        };
+        let mut ids = Vec::with_capacity(self.spills.len());
+        for (k, &(buffer, offset)) in self.spills.iter().enumerate() {
+            let base = n + 2 * k as u64;
+            let (o, i) = spill::spill_ops(&out, buffer, offset, name(base)?, name(base + 1)?);
+            ids.push((out.add_op(o), out.add_op(i)));
+        }
+        out.schedule = self
+            .events
+            .iter()
+            .map(|&e| match e {
+                Event::Op(id) => id,
+                Event::Out(k) => ids[k].0,
+                Event::In(k) => ids[k].1,
+            })
+            .collect();
+        out.phase = Phase::Planned;
+        derive_plan_deps(&mut out);
+        Ok((out, self.stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::{replay, ReplayOptions};
+    use lattice_lir::parse_module;
+
+    const TARGET: &str = "target { tiers L1 = 100 pipes MTE2, MTE3, P spill_out MTE3, spill_in MTE2, spill_cost = 150 + 2 * size l0_exclusive = false }";
+
+    fn spilled(m: &Module) -> Vec<(u32, bool)> {
+        m.schedule
+            .iter()
+            .filter_map(|&id| match m.op(id).kind {
+                OpKind::SpillOut { buffer, .. } => Some((m.buffer(buffer).name, true)),
+                OpKind::SpillIn { buffer, .. } => Some((m.buffer(buffer).name, false)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn alloc_offset(m: &Module, buffer: u32) -> Option<u64> {
+        m.ops.iter().find_map(|op| match op.kind {
+            OpKind::Alloc { buffer: b, offset } if m.buffer(b).name == buffer => offset,
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn the_cheapest_window_evicts_two_backed_buffers_rather_than_one_dirty_one() {
+        // A and B (backed, 30 B) at 0 and 30, C (40 B, no DDR copy) at 60. D (40 B) fits no
+        // hole: the window [0, 40) costs 30 + 30 (reloads only), [60, 100) costs 2 * 40.
+        // Retrieving A then finds D and C equally costly; D's next use is farther (Belady).
+        let text = format!(
+            "module @w phase(scheduled) {{
+               {TARGET}
+               buffer @b0 : L1[30] backed
+               buffer @b1 : L1[30] backed
+               buffer @b2 : L1[40]
+               buffer @b3 : L1[40]
+               %0 = alloc @b0
+               %1 = COPY_IN MTE2 10 (@b0) after(%0)
+               %2 = alloc @b1
+               %3 = COPY_IN MTE2 10 (@b1) after(%2)
+               %4 = alloc @b2
+               %5 = OP P 10 (@b2) after(%4)
+               %6 = alloc @b3
+               %7 = OP P 10 (@b3) after(%6)
+               %8 = OP P 10 (@b0) after(%1)
+               %12 = free @b0 after(%8)
+               %9 = OP P 10 (@b1) after(%3)
+               %13 = free @b1 after(%9)
+               %10 = OP P 10 (@b2) after(%5)
+               %14 = free @b2 after(%10)
+               %11 = OP P 10 (@b3) after(%7)
+               %15 = free @b3 after(%11)
+             }}"
+        );
+        let module = parse_module(&text).unwrap();
+        let (planned, stats) = place(&module, 1).unwrap();
+        let r = replay(&planned, &ReplayOptions::default());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(alloc_offset(&planned, 3), Some(0));
+        assert_eq!(
+            spilled(&planned),
+            vec![
+                (0, true),
+                (1, true),
+                (3, true),
+                (0, false),
+                (1, false),
+                (3, false)
+            ]
+        );
+        assert_eq!((stats.spills, stats.drops, stats.reloads), (3, 2, 3));
+        assert_eq!(stats.traffic, 30 + 30 + 2 * 40);
+        assert_eq!(r.metrics.extra_traffic, stats.traffic);
+        assert_eq!(stats.windows, 2);
+    }
+
+    #[test]
+    fn a_window_over_an_operand_is_never_taken_and_no_window_is_an_error_at_the_op() {
+        let text = format!(
+            "module @n phase(scheduled) {{
+               {TARGET}
+               buffer @b0 : L1[60]
+               buffer @b1 : L1[60]
+               %0 = alloc @b0
+               %1 = alloc @b1
+               %2 = OP P 10 (@b0, @b1) after(%0, %1)
+               %3 = free @b0 after(%2)
+               %4 = free @b1 after(%2)
+             }}"
+        );
+        let module = parse_module(&text).unwrap();
+        let err = place(&module, 1).unwrap_err();
+        assert_eq!(err.op.map(|op| module.op(op).name), Some(2));
+        assert!(matches!(
+            err.kind,
+            PlaceErrorKind::NoRoom {
+                buffer: 1,
+                size: 60,
+                ..
+            }
+        ));
+        let mut planned = module.clone();
+        planned.phase = Phase::Planned;
+        assert!(matches!(
+            place(&planned, 1).unwrap_err().kind,
+            PlaceErrorKind::Phase { .. }
+        ));
+    }
+
+    #[test]
+    fn offsets_respect_the_alignment() {
+        let text = format!(
+            "module @a phase(scheduled) {{
+               {TARGET}
+               buffer @b0 : L1[10]
+               buffer @b1 : L1[10]
+               %0 = alloc @b0
+               %1 = alloc @b1
+               %2 = OP P 10 (@b0, @b1) after(%0, %1)
+               %3 = free @b0 after(%2)
+               %4 = free @b1 after(%2)
+             }}"
+        );
+        let module = parse_module(&text).unwrap();
+        let (planned, _) = place(&module, 32).unwrap();
+        assert_eq!(alloc_offset(&planned, 0), Some(0));
+        assert_eq!(alloc_offset(&planned, 1), Some(32));
+        assert!(replay(&planned, &ReplayOptions::default())
+            .violations
+            .is_empty());
+    }
+}
