@@ -3,7 +3,7 @@
 //! passes the independent verifier, is `refined`, keeps every op and dependency, derives the same
 //! spill and reuse dependencies from its σ, exports memory and spill files byte-identical to the
 //! planned module's, imports back from its trio to a module with the same metrics, keeps the
-//! physical peak (never above Freeze's), spill count and traffic, has a makespan strictly below
+//! physical and logical peaks (never above Freeze's), spill count and traffic, has a makespan strictly below
 //! Freeze's and no lower than the lower bound, and is deterministic. The timing engine and the
 //! verifier's replay (two separate implementations of §1.3) agree on both makespans. Prints the
 //! per-case makespans (`cargo test -- --nocapture`). A missing `shared/` is a failure.
@@ -102,6 +102,7 @@ fn cpe_refines_every_case_within_its_plan() {
 
         // The memory metrics are kept; the makespan drops, within the bound.
         assert!(after.physical_peak <= before.physical_peak, "{name}: peak");
+        assert!(after.logical_peak <= before.logical_peak, "{name}: logical peak");
         assert_eq!(after.spill_count, before.spill_count, "{name}: spills");
         assert_eq!(after.extra_traffic, before.extra_traffic, "{name}: traffic");
         assert!(
@@ -145,14 +146,16 @@ fn cpe_refines_every_case_within_its_plan() {
         assert_eq!(export_trio(&again.module).unwrap(), trio, "{name}");
 
         eprintln!(
-            "{name}: Freeze {} seed {} CPE {} (bound {}, moves {}, peak {} -> {})",
+            "{name}: Freeze {} seed {} CPE {} (bound {}, moves {}, peaks {}/{} -> {}/{})",
             before.makespan,
             refined.stats.seed_makespan,
             after.makespan,
             after.makespan_lower_bound,
             refined.stats.moves,
             before.physical_peak,
-            after.physical_peak
+            before.logical_peak,
+            after.physical_peak,
+            after.logical_peak
         );
     }
 }

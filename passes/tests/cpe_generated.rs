@@ -1,6 +1,6 @@
 //! CPE on generated workloads (property test over shapes, seeds and sizes): after MPAS and DLR,
 //! the refined module passes the verifier, keeps the plan (ops, exported memory and spill files,
-//! spill count, traffic, a physical peak no higher), never has a higher makespan than Freeze,
+//! spill count, traffic, physical and logical peaks no higher), never has a higher makespan than Freeze,
 //! agrees with the timing engine, and is deterministic. Also the same with the non-staging tiers
 //! squeezed, which forces spills. Each case is O((V + E) log V) plus a few replays.
 

@@ -7,7 +7,8 @@
 //! 2. the plan is untouched: ops (layout and spill events) are identical, and deriving the spill
 //!    and reuse dependencies from the new σ gives exactly the plan's (reuse orientation kept, so
 //!    a checker that derives them from σ times the same graph);
-//! 3. the physical resident peak, spill count and DDR traffic equal Freeze's;
+//! 3. spill count and DDR traffic equal Freeze's, the physical resident peak (measured along σ)
+//!    is not above Freeze's, and neither is the logical peak unless the caller lets it rise;
 //! 4. the replayed makespan is strictly below the incumbent's.
 //!
 //! Cost: one replay and one dependency derivation, O((V + E) log V).
@@ -40,13 +41,14 @@ pub(crate) enum Rejection {
     },
 }
 
-/// Checks `candidate` against the Freeze module and its metrics; returns the candidate's
-/// metrics when it is accepted.
+/// Checks `candidate` against the Freeze module and its metrics, with `logical_budget` the most
+/// logical peak allowed; returns the candidate's metrics when it is accepted.
 pub(crate) fn accept(
     freeze: &Module,
     freeze_metrics: &Metrics,
     candidate: &Module,
     incumbent: u64,
+    logical_budget: u64,
 ) -> Result<Metrics, Rejection> {
     let result = replay(candidate, &ReplayOptions::default());
     if let Some(first) = result.violations.first() {
@@ -70,6 +72,9 @@ pub(crate) fn accept(
         ));
     }
     let m = result.metrics;
+    if m.logical_peak > logical_budget {
+        return Err(Rejection::PlanChanged("logical peak above Freeze's"));
+    }
     if m.physical_peak > freeze_metrics.physical_peak {
         return Err(Rejection::PlanChanged(
             "physical resident peak above Freeze's",

@@ -1,19 +1,30 @@
-//! What each op does to the bytes resident along σ (DESIGN §1.3's physical resident peak): an
-//! ALLOC or SPILL_IN opens a residency of its buffer's size, a FREE or SPILL_OUT closes one,
-//! commands leave it alone. Read backwards (σ reversed) closers open and openers close, which is
-//! how a backward schedule sees memory; the resident bytes at any cut of σ are the same either
-//! way, so one budget serves both directions. O(V).
+//! What each op does to the two memory peaks DESIGN §1.3 measures along σ: the **physical**
+//! resident bytes (every tier; an ALLOC or SPILL_IN opens a residency of its buffer's size, a
+//! FREE or SPILL_OUT closes one) and the **logical** bytes (the non-staging tiers, L1+UB on the
+//! contest core; an ALLOC adds its buffer's size until its FREE, spills aside). Commands change
+//! neither. Read backwards (σ reversed) closers open and openers close, which is how a backward
+//! schedule sees memory; the bytes held at any cut of σ are the same either way, so one budget
+//! per meter serves both directions. O(V).
 
-use lattice_lir::{Module, OpKind};
+use lattice_lir::{Module, OpId, OpKind};
 
-/// Bytes opened and closed by every op, indexed by op id, in one direction of σ.
-pub(crate) struct Footprint {
-    /// Bytes an op makes resident.
+/// The meters, in the order budgets and peaks are given: physical, logical.
+pub(crate) const METERS: usize = 2;
+
+/// Bytes one meter gains and loses at every op, indexed by op id.
+pub(crate) struct Meter {
+    /// Bytes an op adds.
     pub opens: Vec<u64>,
-    /// Bytes an op releases.
+    /// Bytes an op removes.
     pub closes: Vec<u64>,
-    /// The op opens a residency at no cost in time or pipe (an ALLOC; a FREE backwards), so it
-    /// can be placed in σ anywhere before the first op that needs it.
+}
+
+/// Both meters of every op, in one direction of σ.
+pub(crate) struct Footprint {
+    /// Physical, then logical.
+    pub meters: [Meter; METERS],
+    /// The op opens at no cost in time or pipe (an ALLOC; a FREE backwards), so it can be placed
+    /// in σ anywhere before the first op that needs it.
     pub lazy: Vec<bool>,
 }
 
@@ -21,16 +32,23 @@ impl Footprint {
     /// The footprint of every op of `module`, read forwards or backwards.
     pub fn of(module: &Module, backwards: bool) -> Self {
         let n = module.ops.len();
-        let mut f = Footprint {
+        let meter = || Meter {
             opens: vec![0; n],
             closes: vec![0; n],
+        };
+        let mut f = Footprint {
+            meters: [meter(), meter()],
             lazy: vec![false; n],
         };
         for (i, op) in module.ops.iter().enumerate() {
-            let Some(&b) = op.kind.buffers().first() else {
+            let Some(buffer) = op
+                .kind
+                .buffers()
+                .first()
+                .and_then(|b| module.buffers.get(b.index()))
+            else {
                 continue;
             };
-            let size = module.buffers.get(b.index()).map_or(0, |b| b.size);
             let (opens, lifecycle) = match op.kind {
                 OpKind::Alloc { .. } => (true, true),
                 OpKind::SpillIn { .. } => (true, false),
@@ -38,13 +56,29 @@ impl Footprint {
                 OpKind::SpillOut { .. } => (false, false),
                 OpKind::Compute { .. } => continue,
             };
-            if opens != backwards {
-                f.opens[i] = size;
-            } else {
-                f.closes[i] = size;
+            let logical = lifecycle
+                && module
+                    .target
+                    .tiers
+                    .get(buffer.tier.index())
+                    .is_some_and(|t| !t.staging);
+            for (m, counts) in f.meters.iter_mut().zip([true, logical]) {
+                if !counts {
+                    continue;
+                }
+                if opens != backwards {
+                    m.opens[i] = buffer.size;
+                } else {
+                    m.closes[i] = buffer.size;
+                }
             }
             f.lazy[i] = lifecycle && opens != backwards;
         }
         f
+    }
+
+    /// Whether `v` adds bytes to some meter.
+    pub fn opens(&self, v: OpId) -> bool {
+        self.meters.iter().any(|m| m.opens[v.index()] > 0)
     }
 }

@@ -10,7 +10,7 @@
 //! extensions reversed are the original's), so any of them is a valid candidate; the result is
 //! deterministic. O((1 + 2·rounds) · (V + E) log V).
 
-use super::footprint::Footprint;
+use super::footprint::{Footprint, METERS};
 use super::seed::{seed, Keys, Seed};
 use crate::timing::{evaluate, tails, Cyclic, FixedGraph, PipeOrder, Times};
 use lattice_lir::{Module, OpId};
@@ -35,8 +35,8 @@ pub(crate) struct SeedInput<'a> {
     pub slack: &'a [u64],
     /// Position in Freeze's σ, per op.
     pub position: &'a [usize],
-    /// Most bytes resident at once that σ may reach.
-    pub budget: u64,
+    /// Most bytes each meter may hold at once along σ (physical, logical).
+    pub budget: [u64; METERS],
 }
 
 /// The best schedule of the forward seed and `rounds` of justification that keeps the budget,
@@ -63,7 +63,7 @@ pub(crate) fn justified_seed(
 
     let mut best: Option<Seeded> = None;
     let mut consider = |s: Seed, times: Times| {
-        if s.peak <= input.budget
+        if s.peaks.iter().zip(&input.budget).all(|(p, b)| p <= b)
             && best
                 .as_ref()
                 .is_none_or(|b| times.makespan < b.times.makespan)
@@ -101,7 +101,7 @@ pub(crate) fn justified_seed(
             Seed {
                 order,
                 sigma,
-                peak: back.peak,
+                peaks: back.peaks,
             },
             times,
         );

@@ -54,6 +54,8 @@ lattice::pass_options! {
         seed: bool = true,
         /// Rounds of forward-backward justification of the seed.
         justify: u32 = 1,
+        /// Keep the logical peak (L1+UB along σ) no higher than Freeze's, like the physical one.
+        keep_logical_peak: bool = true,
     }
 }
 
@@ -146,6 +148,11 @@ fn refine_with(
         },
         sigma: c.schedule.clone(),
     };
+    let logical_budget = if options.keep_logical_peak {
+        freeze_metrics.logical_peak
+    } else {
+        u64::MAX
+    };
     // Offers a pipe order with its σ (by default a linear extension close to the incumbent's):
     // on acceptance it becomes the incumbent.
     let offer = |order: &PipeOrder, sigma: Option<&[OpId]>, best: &mut Incumbent| -> bool {
@@ -164,7 +171,13 @@ fn refine_with(
             ..best.result.module.clone()
         };
         let incumbent = best.result.metrics.makespan;
-        match accept::accept(module, &freeze_metrics, &candidate, incumbent) {
+        match accept::accept(
+            module,
+            &freeze_metrics,
+            &candidate,
+            incumbent,
+            logical_budget,
+        ) {
             Ok(metrics) => {
                 best.result.stats.final_makespan = metrics.makespan;
                 best.result.module = candidate;
@@ -186,7 +199,7 @@ fn refine_with(
             footprint: &footprint,
             slack: &slack,
             position: &position,
-            budget: freeze_metrics.physical_peak,
+            budget: [freeze_metrics.physical_peak, logical_budget],
         };
         if let Some(seeded) = justify::justified_seed(&graph, &input, options.justify)? {
             best.result.stats.seed_makespan = seeded.times.makespan;

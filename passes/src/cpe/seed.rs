@@ -11,13 +11,13 @@
 //! added), then the earliest position in the reference order. Placing an op fixes its predicted
 //! finish.
 //!
-//! σ is the placement order, and the bytes resident along it (see [`Footprint`]) stay within
-//! `budget`. Ops that release bytes and take no pipe (FREEs; ALLOCs backwards) are placed as soon
+//! σ is the placement order, and the bytes each meter holds along it (physical and logical, see
+//! [`Footprint`]) stay within its budget. Ops that release bytes and take no pipe (FREEs; ALLOCs backwards) are placed as soon
 //! as they are ready. Ops that open a residency at no cost (ALLOCs; FREEs backwards) are only
 //! *armed* when ready — their successors see them as done — and placed in σ just before the first
-//! op that needs them. An op is *safe* to place when, after it and its armed predecessors, the
-//! resident bytes plus the highest climb of the ops not yet placed, taken in the reference order
-//! (Freeze's σ), stay within the budget ([`PrefixMax`]): then finishing in the reference order is
+//! op that needs them. An op is *safe* to place when, after it and its armed predecessors, each
+//! meter's bytes plus the highest climb of the ops not yet placed, taken in the reference order
+//! (Freeze's σ), stay within its budget ([`PrefixMax`]): then finishing in the reference order is
 //! always possible. A pipe whose best ops are not safe lets the next pipe issue; when no pipe has
 //! a safe op, the first unplaced op of the reference order is placed, which is always safe (the
 //! ops before it are placed or armed). So σ never exceeds the budget when the reference order
@@ -27,7 +27,7 @@
 //! of the graph and the pipe chains; deterministic (keys end in the op id). O((V + E) log V),
 //! plus at most [`SCAN`] safety checks of O(log V) per pipe and step.
 
-use super::footprint::Footprint;
+use super::footprint::{Footprint, Meter, METERS};
 use super::prefix::PrefixMax;
 use crate::timing::{FixedGraph, PipeOrder};
 use lattice_lir::OpId;
@@ -49,14 +49,14 @@ pub(crate) struct Keys<'a> {
     pub position: &'a [usize],
 }
 
-/// A list schedule: its pipe order, the σ it was placed in, and that σ's resident peak.
+/// A list schedule: its pipe order, the σ it was placed in, and that σ's peaks.
 pub(crate) struct Seed {
     /// Every pipe's issue order.
     pub order: PipeOrder,
     /// The placement order, a linear extension of the graph and `order`.
     pub sigma: Vec<OpId>,
-    /// The most bytes resident at once along `sigma`.
-    pub peak: u64,
+    /// The most bytes each meter holds at once along `sigma`.
+    pub peaks: [u64; METERS],
 }
 
 /// Larger is better: (primary, slack, −position, op).
@@ -76,16 +76,16 @@ struct Sim<'a> {
     ready_at: Vec<u64>,
     placed: Vec<bool>,
     armed: Vec<bool>,
-    /// Resident bytes along σ so far, and the most so far.
-    resident: u64,
-    peak: u64,
-    budget: u64,
+    /// Bytes each meter holds along σ so far, the most so far, and the most allowed.
+    held: [u64; METERS],
+    peaks: [u64; METERS],
+    budget: [u64; METERS],
     /// The ops in reference order, each op's index there, and the first index not yet placed.
     reference: Vec<OpId>,
     slot: Vec<usize>,
     cursor: usize,
-    /// Resident-byte change of every unplaced op, in reference order (placed ops count 0).
-    rest: PrefixMax,
+    /// Per meter, the change at every unplaced op, in reference order (placed ops count 0).
+    rest: [PrefixMax; METERS],
     /// When each pipe finishes what it was given.
     free_at: Vec<u64>,
     /// Per pipe: ops whose predecessors are placed, by ready time (may hold placed ops, skipped).
@@ -98,10 +98,10 @@ struct Sim<'a> {
     sigma: Vec<OpId>,
 }
 
-/// The resident-byte change of `v`.
-fn delta(footprint: &Footprint, v: OpId) -> i64 {
+/// The change meter `m` sees at `v`.
+fn delta(m: &Meter, v: OpId) -> i64 {
     let bytes = |b: u64| i64::try_from(b).unwrap_or(i64::MAX);
-    bytes(footprint.opens[v.index()]).saturating_sub(bytes(footprint.closes[v.index()]))
+    bytes(m.opens[v.index()]).saturating_sub(bytes(m.closes[v.index()]))
 }
 
 impl Sim<'_> {
@@ -162,35 +162,37 @@ impl Sim<'_> {
             .collect()
     }
 
-    /// Whether placing `v` after its armed predecessors keeps the budget now and leaves a way
-    /// to finish within it (the rest in reference order).
+    /// Whether placing `v` after its armed predecessors keeps every budget now and leaves a
+    /// way to finish within them (the rest in reference order).
     fn safe(&mut self, v: OpId) -> bool {
         let f = self.footprint;
-        let allocs = self.armed_preds(v);
-        let opened: u64 = allocs
-            .iter()
-            .map(|a| f.opens[a.index()])
-            .fold(0, u64::saturating_add);
-        if opened == 0 && f.opens[v.index()] == 0 {
+        let moved: Vec<OpId> = self.armed_preds(v).into_iter().chain([v]).collect();
+        if !moved.iter().any(|&u| f.opens(u)) {
             // Releases bytes or leaves them alone: the rest can only climb less.
             return true;
         }
-        let before = self.resident.saturating_add(opened);
-        let after = before
-            .saturating_sub(f.closes[v.index()])
-            .saturating_add(f.opens[v.index()]);
-        if before.max(after) > self.budget {
-            return false;
-        }
-        let moved: Vec<OpId> = allocs.into_iter().chain([v]).collect();
-        for &u in &moved {
-            self.rest.set(self.slot[u.index()], 0);
-        }
-        let climb = u64::try_from(self.rest.best_prefix()).unwrap_or(0);
-        for &u in &moved {
-            self.rest.set(self.slot[u.index()], delta(f, u));
-        }
-        after.saturating_add(climb) <= self.budget
+        (0..METERS).all(|k| {
+            let m = &f.meters[k];
+            let (armed, op) = moved.split_at(moved.len() - 1);
+            let before = armed
+                .iter()
+                .map(|a| m.opens[a.index()])
+                .fold(self.held[k], u64::saturating_add);
+            let after = before
+                .saturating_sub(m.closes[op[0].index()])
+                .saturating_add(m.opens[op[0].index()]);
+            if before.max(after) > self.budget[k] {
+                return false;
+            }
+            for &u in &moved {
+                self.rest[k].set(self.slot[u.index()], 0);
+            }
+            let climb = u64::try_from(self.rest[k].best_prefix()).unwrap_or(0);
+            for &u in &moved {
+                self.rest[k].set(self.slot[u.index()], delta(m, u));
+            }
+            after.saturating_add(climb) <= self.budget[k]
+        })
     }
 
     /// Appends `v` to σ (after its armed predecessors), starting at `start`.
@@ -214,11 +216,12 @@ impl Sim<'_> {
     fn append(&mut self, v: OpId) {
         self.placed[v.index()] = true;
         self.sigma.push(v);
-        self.rest.set(self.slot[v.index()], 0);
-        let f = self.footprint;
-        self.resident = self.resident.saturating_sub(f.closes[v.index()]);
-        self.resident = self.resident.saturating_add(f.opens[v.index()]);
-        self.peak = self.peak.max(self.resident);
+        for (k, m) in self.footprint.meters.iter().enumerate() {
+            self.rest[k].set(self.slot[v.index()], 0);
+            self.held[k] = self.held[k].saturating_sub(m.closes[v.index()]);
+            self.held[k] = self.held[k].saturating_add(m.opens[v.index()]);
+            self.peaks[k] = self.peaks[k].max(self.held[k]);
+        }
     }
 
     /// When pipe `p` could issue next, if it has anything (dropping placed ops off its heaps).
@@ -288,12 +291,12 @@ impl Sim<'_> {
 }
 
 /// The seed of `graph` (which must be acyclic, with `keys.position` a linear extension of it)
-/// within `budget` resident bytes along σ.
+/// within `budget` bytes per meter along σ.
 pub(crate) fn seed(
     graph: &FixedGraph,
     footprint: &Footprint,
     keys: &Keys<'_>,
-    budget: u64,
+    budget: [u64; METERS],
 ) -> Seed {
     let n = graph.len();
     let pipes = graph.pipe_count();
@@ -303,7 +306,10 @@ pub(crate) fn seed(
     for (i, v) in reference.iter().enumerate() {
         slot[v.index()] = i;
     }
-    let deltas: Vec<i64> = reference.iter().map(|&v| delta(footprint, v)).collect();
+    let rest = footprint.meters.each_ref().map(|m| {
+        let deltas: Vec<i64> = reference.iter().map(|&v| delta(m, v)).collect();
+        PrefixMax::new(&deltas)
+    });
     let mut sim = Sim {
         graph,
         footprint,
@@ -315,13 +321,13 @@ pub(crate) fn seed(
         ready_at: vec![0; n],
         placed: vec![false; n],
         armed: vec![false; n],
-        resident: 0,
-        peak: 0,
+        held: [0; METERS],
+        peaks: [0; METERS],
         budget,
         reference,
         slot,
         cursor: 0,
-        rest: PrefixMax::new(&deltas),
+        rest,
         free_at: vec![0; pipes],
         pending: vec![BinaryHeap::new(); pipes],
         available: vec![BinaryHeap::new(); pipes],
@@ -381,6 +387,6 @@ pub(crate) fn seed(
     Seed {
         order: PipeOrder::from_chains(graph, sim.chains),
         sigma: sim.sigma,
-        peak: sim.peak,
+        peaks: sim.peaks,
     }
 }

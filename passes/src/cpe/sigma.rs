@@ -36,11 +36,7 @@ pub(crate) fn linear_extension(
     let mut others = BinaryHeap::new();
     let mut openers = BinaryHeap::new();
     let push = |v: OpId, others: &mut BinaryHeap<_>, openers: &mut BinaryHeap<_>| {
-        let heap = if footprint.opens[v.index()] > 0 {
-            openers
-        } else {
-            others
-        };
+        let heap = if footprint.opens(v) { openers } else { others };
         heap.push(Reverse((rank[v.index()], v)));
     };
     for v in (0..n).map(OpId::new).filter(|v| waiting[v.index()] == 0) {
