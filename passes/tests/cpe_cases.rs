@@ -102,7 +102,10 @@ fn cpe_refines_every_case_within_its_plan() {
 
         // The memory metrics are kept; the makespan drops, within the bound.
         assert!(after.physical_peak <= before.physical_peak, "{name}: peak");
-        assert!(after.logical_peak <= before.logical_peak, "{name}: logical peak");
+        assert!(
+            after.logical_peak <= before.logical_peak,
+            "{name}: logical peak"
+        );
         assert_eq!(after.spill_count, before.spill_count, "{name}: spills");
         assert_eq!(after.extra_traffic, before.extra_traffic, "{name}: traffic");
         assert!(

@@ -4,7 +4,7 @@
 //! right-justifies that schedule against the pipes); the next forward pass takes ops in order
 //! of latest end in the backward schedule (left-justifying it again). Each pass is a complete
 //! pipe order in its own right — a backward one read back to front — and is timed forwards;
-//! the best one whose σ keeps the memory budget is the seed.
+//! the best one whose σ keeps the memory budgets is the seed.
 //!
 //! Invariants: every pass is a linear extension of the constraint graph (the reversed graph's
 //! extensions reversed are the original's), so any of them is a valid candidate; the result is
@@ -19,7 +19,7 @@ use lattice_lir::{Module, OpId};
 pub(crate) struct Seeded {
     /// Every pipe's issue order.
     pub order: PipeOrder,
-    /// A σ carrying it within the budget.
+    /// A σ carrying it within the budgets.
     pub sigma: Vec<OpId>,
     /// Its timing.
     pub times: Times,
@@ -39,7 +39,7 @@ pub(crate) struct SeedInput<'a> {
     pub budget: [u64; METERS],
 }
 
-/// The best schedule of the forward seed and `rounds` of justification that keeps the budget,
+/// The best schedule of the forward seed and `rounds` of justification that keeps the budgets,
 /// if any does.
 pub(crate) fn justified_seed(
     graph: &FixedGraph,

@@ -3,13 +3,12 @@
 //!
 //! Freeze — the module's own σ — is the incumbent and the fallback. CPE builds one slack-guided
 //! list-scheduling seed over the constraint graph ([`seed`]), improved by `justify` rounds of
-//! forward–backward justification ([`justify`]), within Freeze's physical peak, and keeps it if
-//! it is accepted and faster; then up to `passes` rounds of bounded local search over adjacent
+//! forward–backward justification ([`justify`]), within Freeze's physical and logical peaks,
+//! and keeps it if it is accepted and faster; then up to `passes` rounds of bounded local search over adjacent
 //! same-pipe swaps near a critical chain ([`search`]). A pipe order becomes σ by a linear
 //! extension of the constraint graph and the pipe chains ([`sigma`]); acceptance ([`accept`])
 //! runs the independent verifier and checks the plan is Freeze's (ops, the spill and reuse
-//! dependencies σ implies, spills, traffic, a physical peak no higher) and the makespan strictly
-//! lower. The constraint graph ([`constraints`]) is G_fixed plus residency containment and the
+//! dependencies σ implies, spills, traffic, peaks no higher) and the makespan strictly lower. The constraint graph ([`constraints`]) is G_fixed plus residency containment and the
 //! spill export order, so the exported memory and spill files stay byte-identical.
 //!
 //! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted).

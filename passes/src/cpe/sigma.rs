@@ -2,11 +2,10 @@
 //! order-only edges) plus the pipe chains, so §1.3 reads exactly that pipe order off it, staying
 //! as close as it can to a reference σ (the incumbent's).
 //!
-//! σ also decides the residency peaks (DESIGN §1.3 measures them along σ), so residencies open
+//! σ also decides the memory peaks (DESIGN §1.3 measures them along σ), so residencies open
 //! lazily: every ready op that opens nothing (commands, FREEs, SPILL_OUTs) goes before any that
-//! opens a residency (ALLOC, SPILL_IN); within each group the earliest in the reference σ goes
-//! first. Taking an op that opens nothing never raises the resident bytes and can only make more
-//! closers ready.
+//! opens bytes (ALLOC, SPILL_IN); within each group the earliest in the reference σ goes first.
+//! Taking an op that opens nothing never raises a peak and can only make more closers ready.
 //!
 //! Kahn's algorithm with two min-heaps: O((V + E) log V). Fails when the chains and the graph
 //! form a cycle.
