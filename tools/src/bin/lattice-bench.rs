@@ -2,14 +2,19 @@
 //!
 //! `orders --cases DIR` prints the order-sensitivity table (every `*.json` case in DIR, by file
 //! name, × every order: logical peak, change against `stable`, per-tier peaks, L0 max live) as
-//! Markdown. The work is the library's (`lattice_passes::order::order_table`); this file parses
-//! arguments, reads the cases and renders errors. Deterministic. Exit codes: 0 success, 1 an
-//! unreadable or invalid case or a case without a legal order, 2 bad usage.
+//! Markdown; `baselines --cases DIR` the baselines' table (every case × Base, HMCOS, MAGIS,
+//! COSMA and the EDA placeholder: logical peak, against Base, spills, traffic, makespan, from the
+//! independent replay). The work is the library's (`lattice_passes::order::order_table`,
+//! `lattice_passes::baselines::baseline_table`); this file parses arguments, reads the cases and
+//! renders errors. Deterministic. Exit codes: 0 success, 1 an unreadable or invalid case or a case
+//! a baseline cannot order or plan, 2 bad usage.
 
 use clap::{Parser, Subcommand};
 use lattice::io::read_text;
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
+use lattice_lir::Module;
+use lattice_passes::baselines::baseline_table;
 use lattice_passes::order::order_table;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,7 +26,7 @@ const TOOL: &str = "lattice-bench";
 #[command(
     name = TOOL,
     version,
-    after_help = "Example:\n  lattice-bench orders --cases ../shared/cases"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -36,11 +41,22 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
     },
+    /// Baselines: logical peak, spills, traffic and makespan of every baseline on every case.
+    Baselines {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
-    let Command::Orders { cases } = Cli::parse().command;
-    match orders(&cases) {
+    let result = match Cli::parse().command {
+        Command::Orders { cases } => read_cases(&cases)
+            .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Baselines { cases } => read_cases(&cases)
+            .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+    };
+    match result {
         Ok(table) => {
             print!("{table}");
             ExitCode::SUCCESS
@@ -52,8 +68,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The order table of every case in `dir`, or the first error rendered for a human.
-fn orders(dir: &Path) -> Result<String, String> {
+/// Every `*.json` case in `dir`, by file name, or the first error rendered for a human.
+fn read_cases(dir: &Path) -> Result<Vec<Module>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("{TOOL}: error: {}: {e}\n", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries
@@ -76,5 +92,5 @@ fn orders(dir: &Path) -> Result<String, String> {
             .map_err(|e| render_error(&name, Some(&text), &e))?;
         modules.push(module);
     }
-    order_table(&modules).map_err(|e| format!("{TOOL}: error: {e}\n"))
+    Ok(modules)
 }
