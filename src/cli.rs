@@ -38,7 +38,7 @@ Exit codes: 0 success; 1 invalid input, failing pass or invalid IR; 2 usage erro
 #[derive(Parser, Debug)]
 #[command(name = "lattice-opt", version, about = "The lattice optimizer driver: runs pass pipelines over LIR modules.", after_help = EXAMPLES)]
 struct Flags {
-    /// Input: a `.lir` module or a contest `.json` graph (`-`: LIR from stdin).
+    /// Input: a `.lir` module, a contest `.json` graph, or `.mlir` when built with the MLIR bridge (`-`: LIR from stdin).
     #[arg(default_value = "-")]
     input: PathBuf,
     /// Output file (`-`: stdout); written only if the whole run succeeds.

@@ -121,8 +121,9 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         .printing(config.printing.clone())
         .keep_before(config.reproducer.is_some());
 
-    let kind = InputKind::of(&config.input);
-    let chunks = if config.split_input && kind == InputKind::Lir {
+    let kind = InputKind::of(&config.input, registry.formats());
+    let text_input = matches!(kind, InputKind::Lir | InputKind::Format(_));
+    let chunks = if config.split_input && text_input {
         let chunks: Vec<Chunk> = split_input(&source.text);
         let filled: Vec<Chunk> = chunks.iter().filter(|c| !c.is_blank()).cloned().collect();
         if filled.is_empty() {
@@ -265,7 +266,7 @@ fn load(
     let parsed = parse_source(text, kind, import);
     let mut node = TimingNode::leaf("parse", TimingKind::Parse, start.elapsed());
     let verified = parsed.and_then(|module| {
-        if *kind != InputKind::Lir {
+        if let InputKind::Contest { .. } = kind {
             return Ok(module);
         }
         let start = Instant::now();

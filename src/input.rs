@@ -1,9 +1,10 @@
-//! Loading a module from a file the way every tool does: LIR text, or a contest JSON graph
-//! (recognised by its `.json` extension), with errors that keep the source text for rendering.
+//! Loading a module from a file the way every tool does: LIR text, a contest JSON graph
+//! (recognised by its `.json` extension), or a format a tool adds ([`InputFormat`], recognised by
+//! its extension: the MLIR bridge's `.mlir`), with errors that keep the source text for rendering.
 //!
-//! Invariant: a contest import returned here has passed the structural verifier; LIR text is
-//! verified by the caller (the driver times and reports it), so a pipeline always starts from
-//! valid IR.
+//! Invariant: a contest import returned here has passed the structural verifier; LIR text and
+//! added formats are verified by the caller (the driver times and reports it), so a pipeline
+//! always starts from valid IR.
 
 use crate::diagnostic::Diagnostic;
 use crate::io::{read_text, IoError};
@@ -32,6 +33,9 @@ pub enum LoadError {
     /// The contest JSON is malformed or describes an invalid graph.
     #[error("{0}")]
     Contest(ContestError),
+    /// Text in an added format is malformed; its diagnostics say where.
+    #[error("{}", .0.first().map_or("the input is malformed", |d| d.message.as_str()))]
+    Format(Vec<Diagnostic>),
     /// The module parsed but breaks structural invariants.
     #[error("the module is not well formed ({} problems)", .0.len())]
     Verify(Vec<VerifyError>),
@@ -44,6 +48,7 @@ impl LoadError {
             LoadError::Io(e) => vec![Diagnostic::error(None, e.to_string())],
             LoadError::Parse(e) => vec![Diagnostic::from_located(e)],
             LoadError::Contest(e) => vec![Diagnostic::from_located(e)],
+            LoadError::Format(diagnostics) => diagnostics.clone(),
             LoadError::Verify(errors) => {
                 verify_diagnostics(errors, "the module is not well formed")
             }
@@ -61,8 +66,19 @@ fn verify_diagnostics(errors: &[VerifyError], context: &str) -> Vec<Diagnostic> 
     out
 }
 
+/// A module format a tool adds to the driver, recognised by its file extension (the MLIR
+/// bridge's `.mlir`), so the driver reads it without depending on the crate that implements it.
+#[derive(Clone, Copy, Debug)]
+pub struct InputFormat {
+    /// The file extension, without the dot.
+    pub extension: &'static str,
+    /// Reads one module from the text (not yet structurally verified), or says what is wrong with
+    /// diagnostics located in that text.
+    pub parse: fn(&str) -> Result<Module, Vec<Diagnostic>>,
+}
+
 /// What an input file holds, decided by its name.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum InputKind {
     /// LIR text.
     Lir,
@@ -71,12 +87,19 @@ pub enum InputKind {
         /// The module name.
         name: String,
     },
+    /// Text in a format a tool added.
+    Format(InputFormat),
 }
 
 impl InputKind {
-    /// `.json` files are contest graphs; everything else (including `-`) is LIR.
-    pub fn of(path: &Path) -> Self {
-        if path.extension().is_some_and(|e| e == "json") {
+    /// `.json` files are contest graphs, files with the extension of one of `formats` are in that
+    /// format, and everything else (including `-`) is LIR.
+    pub fn of(path: &Path, formats: &[InputFormat]) -> Self {
+        let extension = path.extension().and_then(|e| e.to_str());
+        if let Some(format) = formats.iter().find(|f| Some(f.extension) == extension) {
+            return InputKind::Format(*format);
+        }
+        if extension == Some("json") {
             let name = path
                 .file_stem()
                 .map_or("module".into(), |s| s.to_string_lossy().into_owned());
@@ -95,8 +118,9 @@ pub fn read_source(path: &Path) -> Result<SourceFile, LoadError> {
     })
 }
 
-/// Parses `text` as `kind`. A contest import is verified by the importer; LIR text is only parsed
-/// here, so callers can time and report the structural verifier on their own.
+/// Parses `text` as `kind`. A contest import is verified by the importer; LIR text and added
+/// formats are only parsed here, so callers can time and report the structural verifier on their
+/// own.
 pub fn parse_source(
     text: &str,
     kind: &InputKind,
@@ -105,6 +129,7 @@ pub fn parse_source(
     match kind {
         InputKind::Lir => parse_module(text).map_err(LoadError::Parse),
         InputKind::Contest { name } => import_graph(text, name, import).map_err(LoadError::Contest),
+        InputKind::Format(format) => (format.parse)(text).map_err(LoadError::Format),
     }
 }
 
@@ -118,4 +143,56 @@ pub fn parse_capacity(text: &str) -> Result<(String, u64), String> {
         .parse()
         .map_err(|_| format!("`{value}` is not a capacity in bytes"))?;
     Ok((tier.trim().to_owned(), value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lattice_lir::diag::Loc;
+
+    /// A format whose files hold LIR after one `#` header line.
+    fn headed(text: &str) -> Result<Module, Vec<Diagnostic>> {
+        let Some((_, lir)) = text.split_once('\n').filter(|(h, _)| h.starts_with('#')) else {
+            return Err(vec![Diagnostic::error(
+                Some(Loc::new(1, 1)),
+                "expected a `#` header",
+            )]);
+        };
+        parse_module(&format!("\n{lir}")).map_err(|e| vec![Diagnostic::from_located(&e)])
+    }
+
+    const HEADED: InputFormat = InputFormat {
+        extension: "hlir",
+        parse: headed,
+    };
+
+    #[test]
+    fn added_formats_are_chosen_by_extension() {
+        let kind = |p: &str| InputKind::of(Path::new(p), &[HEADED]);
+        assert!(matches!(kind("a.hlir"), InputKind::Format(f) if f.extension == "hlir"));
+        assert!(matches!(kind("a.json"), InputKind::Contest { name } if name == "a"));
+        assert!(matches!(kind("a.lir"), InputKind::Lir));
+        assert!(matches!(kind("-"), InputKind::Lir));
+        assert!(matches!(
+            InputKind::of(Path::new("a.hlir"), &[]),
+            InputKind::Lir
+        ));
+    }
+
+    #[test]
+    fn added_formats_parse_or_report_their_diagnostics() {
+        let kind = InputKind::Format(HEADED);
+        let options = ImportOptions::default();
+        let text = "# a header\nmodule @m phase(parsed) {\n  target {\n    tiers L1 = 64\n    pipes P\n    spill_out P, spill_in P, spill_cost = 0 + 0 * size\n    l0_exclusive = false\n  }\n}\n";
+        let module = parse_source(text, &kind, &options).unwrap();
+        assert_eq!(module.name, "m");
+        let Err(LoadError::Format(diagnostics)) = parse_source("module", &kind, &options) else {
+            panic!("a missing header must fail");
+        };
+        assert_eq!(diagnostics[0].loc, Some(Loc::new(1, 1)));
+        assert_eq!(
+            LoadError::Format(diagnostics.clone()).diagnostics(),
+            diagnostics
+        );
+    }
 }

@@ -1,12 +1,14 @@
 //! The pass registry: one static list of [`PassInfo`] entries from which the CLI flags, the pipeline
 //! parser's name lookup, `--list-passes`, the "unknown pass" error and the README pass table are all
 //! derived, so none of them can drift from the others. It also carries the passes crate's metrics
-//! reporter, so the driver can print metrics without depending on any pass.
+//! reporter and the input formats a tool adds (the MLIR bridge's `.mlir`), so the driver can print
+//! metrics and read those formats without depending on any pass or on MLIR.
 //!
 //! Invariants (checked by [`Registry::check`], which the driver runs before using a registry):
 //! names are unique kebab-case words that do not shadow a driver flag; `test-` passes are listed
 //! apart from the real ones.
 
+use crate::input::InputFormat;
 use crate::options::quote_if_needed;
 use crate::pass::PassInfo;
 use lattice_lir::Module;
@@ -24,11 +26,13 @@ pub enum MetricsFormat {
 /// Computes and renders the metrics of a (final) module.
 pub type MetricsFn = fn(&Module, MetricsFormat) -> String;
 
-/// A list of registered passes, plus the metrics the passes crate knows how to compute.
+/// A list of registered passes, plus the metrics the passes crate knows how to compute and the
+/// input formats the tool reads besides LIR and contest JSON.
 #[derive(Clone, Copy)]
 pub struct Registry {
     passes: &'static [PassInfo],
     metrics: Option<MetricsFn>,
+    formats: &'static [InputFormat],
 }
 
 impl Registry {
@@ -37,6 +41,7 @@ impl Registry {
         Registry {
             passes,
             metrics: None,
+            formats: &[],
         }
     }
 
@@ -46,6 +51,16 @@ impl Registry {
             metrics: Some(metrics),
             ..self
         }
+    }
+
+    /// The same registry, reading files of these formats too (`lattice-opt in.mlir`).
+    pub const fn with_formats(self, formats: &'static [InputFormat]) -> Self {
+        Registry { formats, ..self }
+    }
+
+    /// The input formats added to LIR and contest JSON.
+    pub fn formats(&self) -> &'static [InputFormat] {
+        self.formats
     }
 
     /// The metrics reporter, if the registry has one.

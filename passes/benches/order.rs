@@ -8,14 +8,16 @@ mod common;
 use criterion::{criterion_group, criterion_main, Criterion};
 use lattice_lir::contest::ImportOptions;
 use lattice_passes::analysis::bottom_levels;
-use lattice_passes::order::{mpas_order, order_by, Policy};
+use lattice_passes::order::{mpas_order, order_by, MpasOptions, Policy};
 
 fn orders(c: &mut Criterion) {
     let module = common::case("Matmul_Case1", &ImportOptions::default());
     let levels = bottom_levels(&module);
     let mut group = c.benchmark_group("Matmul_Case1");
     group.sample_size(20);
-    group.bench_function("mpas", |b| b.iter(|| mpas_order(&module, &levels).unwrap()));
+    group.bench_function("mpas", |b| {
+        b.iter(|| mpas_order(&module, &levels, &MpasOptions::default()).unwrap())
+    });
     for (name, policy) in [
         ("input", Policy::Input),
         ("stable", Policy::Stable),

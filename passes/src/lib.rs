@@ -8,11 +8,13 @@
 
 pub mod analysis;
 pub mod baselines;
+pub mod cpe;
 pub mod dlr;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod order;
 pub mod testing;
+pub mod timing;
 pub mod verify;
 
 use lattice::{MetricsFormat, PassInfo, Registry};
@@ -23,12 +25,13 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
     PassInfo::of::<dlr::Dlr>(),
+    PassInfo::of::<cpe::Cpe>(),
+    PassInfo::of::<verify::Verify>(),
     PassInfo::of::<baselines::Base>(),
     PassInfo::of::<baselines::Hmcos>(),
     PassInfo::of::<baselines::Magis>(),
     PassInfo::of::<baselines::Cosma>(),
     PassInfo::of::<baselines::Eda>(),
-    PassInfo::of::<verify::Verify>(),
     PassInfo::of::<testing::TestAnalyses>(),
     PassInfo::of::<testing::TestCorrupt>(),
     PassInfo::of::<testing::TestCount>(),

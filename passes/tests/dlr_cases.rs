@@ -1,6 +1,8 @@
-//! DLR on every shipped contest case (input σ, L0 exclusivity off): the plan verifies, survives
-//! print/parse and trio export/import unchanged, passes an independent residency check, is
-//! deterministic, and the cost-aware policy moves no more bytes than LRU in aggregate.
+//! DLR on every shipped contest case, under the trace's own σ (L0 exclusivity off) and under the
+//! MPAS and stable orders (L0 exclusivity on), with both victim policies: the plan verifies with
+//! the same spill count and traffic as DLR reports, survives print/parse and trio export/import
+//! unchanged, is deterministic, and per order the cost-aware policy moves no more bytes than LRU
+//! over all cases.
 
 mod common;
 
@@ -9,50 +11,40 @@ use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ImportOptions, SolutionFile,
 };
 use lattice_lir::{parse_module, print_module, verify_module, Phase};
+use lattice_passes::analysis::bottom_levels;
 use lattice_passes::dlr::{plan, DlrOptions, Victim};
-use std::path::PathBuf;
-
-fn cases() -> Vec<(String, String)> {
-    let dir: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "shared", "cases"]
-        .iter()
-        .collect();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: {} not found", dir.display());
-        return Vec::new();
-    };
-    let mut out: Vec<(String, String)> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
-}
+use lattice_passes::order::{mpas_order, order_by, MpasOptions, Policy};
 
 #[test]
 fn every_case_plans_verifies_and_round_trips() {
-    let opts = ImportOptions {
-        l0_exclusive: false,
-        ..ImportOptions::default()
-    };
-    let mut totals = [0u64; 2];
-    for (name, json) in cases() {
-        let graph = import_graph(&json, &name, &opts).unwrap();
-        let mut scheduled = graph.clone();
-        scheduled.phase = Phase::Scheduled;
-        for (i, victim) in [Victim::Cost, Victim::Lru].into_iter().enumerate() {
-            let planned = plan(&scheduled, &DlrOptions { victim }).unwrap();
-            let m = &planned.module;
-            verify_module(m).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            let replay: Replay = check_plan(m);
-            assert_eq!(replay.spills, planned.stats.spills, "{name}");
-            assert_eq!(replay.traffic, planned.stats.traffic, "{name}");
-            totals[i] += planned.stats.traffic;
-            eprintln!(
+    // The trace's own order with L0 exclusivity off, and the MPAS and stable orders with it on.
+    let orders = [("input", false), ("mpas", true), ("stable", true)];
+    let mut totals = [[0u64; 2]; 3];
+    for (name, json) in common::case_files() {
+        for (o, &(order, l0_exclusive)) in orders.iter().enumerate() {
+            let opts = ImportOptions {
+                l0_exclusive,
+                ..ImportOptions::default()
+            };
+            let graph = import_graph(&json, &name, &opts).unwrap();
+            let levels = bottom_levels(&graph);
+            let mut scheduled = graph.clone();
+            scheduled.schedule = match order {
+                "mpas" => mpas_order(&graph, &levels, &MpasOptions::default()).unwrap(),
+                "stable" => order_by(&graph, Policy::Stable, &levels).unwrap(),
+                _ => graph.schedule.clone(),
+            };
+            scheduled.phase = Phase::Scheduled;
+            let name = format!("{name} / {order}");
+            for (i, victim) in [Victim::Cost, Victim::Lru].into_iter().enumerate() {
+                let planned = plan(&scheduled, &DlrOptions { victim }).unwrap();
+                let m = &planned.module;
+                verify_module(m).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                let replay: Replay = check_plan(m);
+                assert_eq!(replay.spills, planned.stats.spills, "{name}");
+                assert_eq!(replay.traffic, planned.stats.traffic, "{name}");
+                totals[o][i] += planned.stats.traffic;
+                eprintln!(
                 "{name} {victim:?}: spills {} drops {} traffic {} peak {} reuse {} frag-evictions {}",
                 planned.stats.spills,
                 planned.stats.drops,
@@ -61,31 +53,29 @@ fn every_case_plans_verifies_and_round_trips() {
                 planned.stats.reuse_edges,
                 planned.stats.frag_evictions
             );
-            // Deterministic.
-            assert_eq!(plan(&scheduled, &DlrOptions { victim }).unwrap().module, *m);
-            // Text round trip.
-            let text = print_module(m);
-            assert_eq!(print_module(&parse_module(&text).unwrap()), text, "{name}");
-            // Trio round trip.
-            let trio = export_trio(m).unwrap();
-            let file = |suffix: &str, text: Option<String>| SolutionFile {
-                name: format!("{name}_{suffix}.txt"),
-                text: text.unwrap_or_default(),
-            };
-            let back = import_solution(
-                graph.clone(),
-                &file("schedule", Some(trio.schedule)),
-                &file("memory", trio.memory),
-                Some(&file("spill", trio.spill)),
-            )
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(back, *m, "{name}: re-imported trio differs");
+                // Deterministic.
+                assert_eq!(plan(&scheduled, &DlrOptions { victim }).unwrap().module, *m);
+                // Text round trip.
+                let text = print_module(m);
+                assert_eq!(print_module(&parse_module(&text).unwrap()), text, "{name}");
+                // Trio round trip.
+                let trio = export_trio(m).unwrap();
+                let file = |suffix: &str, text: Option<String>| SolutionFile {
+                    name: format!("case_{suffix}.txt"),
+                    text: text.unwrap_or_default(),
+                };
+                let back = import_solution(
+                    graph.clone(),
+                    &file("schedule", Some(trio.schedule)),
+                    &file("memory", trio.memory),
+                    Some(&file("spill", trio.spill)),
+                )
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(back, *m, "{name}: re-imported trio differs");
+            }
         }
     }
-    assert!(
-        totals[0] <= totals[1],
-        "cost {} > lru {}",
-        totals[0],
-        totals[1]
-    );
+    for ((order, _), [cost, lru]) in orders.iter().zip(totals) {
+        assert!(cost <= lru, "{order}: cost {cost} > lru {lru}");
+    }
 }

@@ -4,7 +4,7 @@
 
 use lattice_lir::{parse_module, Module};
 use lattice_passes::analysis::bottom_levels;
-use lattice_passes::order::{mpas_key, mpas_order, MpasKey};
+use lattice_passes::order::{mpas_key, mpas_order, MpasKey, MpasOptions};
 use std::cmp::Reverse;
 
 fn module(body: &str) -> Module {
@@ -18,7 +18,7 @@ fn module(body: &str) -> Module {
 }
 
 fn mpas_names(module: &Module) -> Vec<u32> {
-    let order = mpas_order(module, &bottom_levels(module)).unwrap();
+    let order = mpas_order(module, &bottom_levels(module), &MpasOptions::default()).unwrap();
     order.iter().map(|&op| module.op(op).name).collect()
 }
 
@@ -115,8 +115,11 @@ fn mpas_is_deterministic() {
     .unwrap();
     let m = parse_module(&text).unwrap();
     let levels = bottom_levels(&m);
-    let first = mpas_order(&m, &levels).unwrap();
+    let first = mpas_order(&m, &levels, &MpasOptions::default()).unwrap();
     for _ in 0..3 {
-        assert_eq!(mpas_order(&m.clone(), &levels).unwrap(), first);
+        assert_eq!(
+            mpas_order(&m.clone(), &levels, &MpasOptions::default()).unwrap(),
+            first
+        );
     }
 }

@@ -8,7 +8,7 @@ use lattice::{AnalysisManager, PassContext, PassError, PassOptions, RegisteredPa
 use lattice_lir::{parse_module, Module, OpKind, Phase};
 use lattice_passes::analysis::{bottom_levels, pressure, BottomLevels};
 use lattice_passes::order::{
-    mpas_order, order_by, Link, Mpas, Order, OrderError, OrderOptions, Policy,
+    mpas_order, order_by, Link, Mpas, MpasOptions, Order, OrderError, OrderOptions, Policy,
 };
 
 const POLICIES: [Policy; 4] = [
@@ -32,7 +32,7 @@ fn module(body: &str) -> Module {
 fn all_orders(m: &Module) -> Vec<Result<Vec<lattice_lir::OpId>, OrderError>> {
     let levels = bottom_levels(m);
     let mut orders: Vec<_> = POLICIES.iter().map(|&p| order_by(m, p, &levels)).collect();
-    orders.push(mpas_order(m, &levels));
+    orders.push(mpas_order(m, &levels, &MpasOptions::default()));
     orders
 }
 
@@ -164,7 +164,12 @@ fn the_passes_reorder_report_and_keep_bottom_levels() {
     assert_eq!(m.phase, Phase::Scheduled);
     assert_eq!(
         m.schedule,
-        mpas_order(&original, &bottom_levels(&original)).unwrap()
+        mpas_order(
+            &original,
+            &bottom_levels(&original),
+            &MpasOptions::default()
+        )
+        .unwrap()
     );
     assert!(am.is_cached::<BottomLevels>());
     let before = pressure(&original, &original.schedule);

@@ -9,10 +9,13 @@
 //! keeps the FREE after the last use).
 //!
 //! Eviction rule (fragmentation): while no hole fits, release the best-ranked unpinned resident of
-//! the tier (see [`super::victim`]) — each release merges holes, and releasing every unpinned
-//! resident leaves only pinned bytes, so the loop ends or the request is impossible. Once a hole
-//! fits, the block goes to the best-fit offset and every released victim that does not overlap
-//! it is put back: only victims under the new block are actually spilled. With `l0_exclusive`, a
+//! the tier (see [`super::victim`]) — each release merges holes. Once a hole fits, the block goes
+//! to the best-fit offset and every released victim that does not overlap it is put back: only
+//! victims under the new block are actually spilled. If every unpinned resident is gone and the
+//! pinned operands of the command still split the room, they are spilled too (compaction): the
+//! tier is then empty, the block goes to offset 0, and the command reloads its operands into the
+//! one hole left, side by side — so the request fails only when the command's operands in the
+//! tier exceed its capacity. With `l0_exclusive`, a
 //! staging tier first flushes all its unpinned residents (eager flushing), so its residencies never
 //! overlap in σ. Invariants at every step: residents of a tier are pairwise disjoint in address and
 //! lie in their tier; the free list is the complement of the residents.
@@ -147,10 +150,23 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan,
                 for &b in operands {
                     s.pin[b.index()] = q;
                 }
-                for &b in operands {
-                    if let State::Spilled(k) = s.state[b.index()] {
-                        s.reload(b, k, q, q, id)?;
-                    }
+                // A reload may compact its tier and spill an operand reloaded just before; after
+                // a compaction the reloads pack into the one hole left and fit (compaction needs
+                // the command's operands to fit the tier), so one more sweep than there are
+                // operands always suffices.
+                for _ in 0..=operands.len() {
+                    let spilled = operands.iter().find_map(|&b| match s.state[b.index()] {
+                        State::Spilled(k) => Some((b, k)),
+                        _ => None,
+                    });
+                    let Some((b, k)) = spilled else { break };
+                    s.reload(b, k, q, q, id)?;
+                }
+                if let Some(&b) = operands
+                    .iter()
+                    .find(|b| matches!(s.state[b.index()], State::Spilled(_)))
+                {
+                    return Err(s.no_room(b, id));
                 }
                 for &b in operands {
                     s.last_access[b.index()] = q;
@@ -267,6 +283,7 @@ impl Scanner<'_> {
             }
         }
         let flushed = victims.len();
+        let mut compacted = false;
         let offset = loop {
             if let Some(o) = self.tiers[tier].free.best_fit(size) {
                 break o;
@@ -286,24 +303,32 @@ impl Scanner<'_> {
                 }
             }
             let Some(v) = self.pick(tier, rule, now, stamp) else {
-                let t = &self.m.target.tiers[tier];
-                let kind = DlrErrorKind::NoRoom {
-                    buffer: buf.name,
-                    size,
-                    tier: t.name.clone(),
-                    capacity: t.capacity,
-                    largest: self.tiers[tier].free.largest(),
-                };
-                return Err(DlrError::at(at, kind));
+                if !compacted
+                    && !self.tiers[tier].residents.is_empty()
+                    && self.command_bytes(b, at) <= self.m.target.tiers[tier].capacity
+                {
+                    // Only pinned operands are left, and they split the room: spill them all so
+                    // the tier is empty; they reload next to each other at their command.
+                    compacted = true;
+                    let pinned: Vec<BufferId> =
+                        self.tiers[tier].residents.iter().copied().collect();
+                    for v in pinned {
+                        victims.push((v, self.offset_of(v)));
+                        self.release(v, self.offset_of(v));
+                    }
+                    continue;
+                }
+                return Err(self.no_room(b, at));
             };
             victims.push((v, self.offset_of(v)));
             self.release(v, self.offset_of(v));
         };
-        // Victims clear of the new block stay resident (flushed L0 residents do not).
+        // Victims clear of the new block stay resident (flushed L0 residents do not, nor anything
+        // after a compaction, so the pinned operands reload into one contiguous hole).
         let mut evicted = Vec::with_capacity(victims.len());
         for (i, &(v, o)) in victims.iter().enumerate() {
             let clear = o + self.size(v) <= offset || offset + size <= o;
-            if i >= flushed && clear {
+            if i >= flushed && clear && !compacted {
                 self.occupy(v, o);
             } else {
                 evicted.push(v);
@@ -314,6 +339,34 @@ impl Scanner<'_> {
         }
         self.occupy(b, offset);
         Ok(offset)
+    }
+
+    /// Bytes the command `at` needs at once in `b`'s tier: its distinct operands there, and `b`.
+    fn command_bytes(&self, b: BufferId, at: OpId) -> u64 {
+        let tier = self.m.buffer(b).tier;
+        let mut needed: Vec<BufferId> = operands(self.m, at)
+            .iter()
+            .copied()
+            .chain([b])
+            .filter(|&o| self.m.buffer(o).tier == tier)
+            .collect();
+        needed.sort_unstable();
+        needed.dedup();
+        needed.iter().map(|&o| self.size(o)).sum()
+    }
+
+    /// `b` cannot be placed for the command `at`.
+    fn no_room(&self, b: BufferId, at: OpId) -> DlrError {
+        let buf = self.m.buffer(b);
+        let t = &self.m.target.tiers[buf.tier.index()];
+        let kind = DlrErrorKind::NoRoom {
+            buffer: buf.name,
+            size: buf.size,
+            tier: t.name.clone(),
+            capacity: t.capacity,
+            largest: self.tiers[buf.tier.index()].free.largest(),
+        };
+        DlrError::at(at, kind)
     }
 
     fn offset_of(&self, b: BufferId) -> u64 {

@@ -11,6 +11,7 @@ pub(crate) mod engine;
 mod error;
 mod gate;
 pub(crate) mod graph;
+mod window;
 
 pub mod critical_first;
 pub mod input;
@@ -24,7 +25,7 @@ pub use critical_first::critical_first_order;
 pub use error::{Link, OrderError, Step};
 pub use input::input_order;
 pub use memory_first::memory_first_order;
-pub use mpas::{mpas_key, mpas_order, MpasKey};
+pub use mpas::{mpas_key, mpas_order, MpasKey, MpasOptions};
 pub use pass::{order_by, Mpas, Order, OrderOptions, Policy};
 pub use stable::stable_order;
 pub use table::{order_table, policy_pressures, TableError};

@@ -12,10 +12,11 @@
 //! order table rather than fixed statistic names. Cost: the policy's plus two O(V) sweeps.
 
 use super::{
-    critical_first_order, input_order, memory_first_order, mpas_order, stable_order, OrderError,
+    critical_first_order, input_order, memory_first_order, mpas_order, stable_order, MpasOptions,
+    OrderError,
 };
 use crate::analysis::{pressure, BottomLevels};
-use lattice::{option_enum, pass_options, NoOptions, Pass, PassContext, PassError, RegisteredPass};
+use lattice::{option_enum, pass_options, Pass, PassContext, PassError, RegisteredPass};
 use lattice_lir::{Module, OpId, Phase};
 
 option_enum! {
@@ -55,21 +56,24 @@ pub fn order_by(
 }
 
 /// The `mpas` pass.
-pub struct Mpas;
+pub struct Mpas(MpasOptions);
 
 impl RegisteredPass for Mpas {
     const NAME: &'static str = "mpas";
     const SUMMARY: &'static str =
         "Memory-pressure-aware topological scheduling (paper §IV-B): choose σ before planning";
-    type Options = NoOptions;
-    fn new(_: NoOptions) -> Self {
-        Mpas
+    type Options = MpasOptions;
+    fn new(options: MpasOptions) -> Self {
+        Mpas(options)
     }
 }
 
 impl Pass for Mpas {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
-        reorder(Self::NAME, module, cx, mpas_order)
+        let options = &self.0;
+        reorder(Self::NAME, module, cx, |module, levels| {
+            mpas_order(module, levels, options)
+        })
     }
 }
 

@@ -6,18 +6,27 @@
 //! tier names in first-seen order over the cases (a case without a tier shows `—`). Cost: every
 //! policy once per case, O(P·(V + E) log V) per case.
 
-use super::{mpas_order, order_by, OrderError, Policy};
+use super::{mpas_order, order_by, MpasOptions, OrderError, Policy};
 use crate::analysis::{bottom_levels, pressure, Pressure};
 use lattice_lir::Module;
 use std::fmt::Write as _;
 
-/// The orders the table compares, in column order: the name shown and the policy (`None` = MPAS).
-const ORDERS: [(&str, Option<Policy>); 5] = [
-    ("input", Some(Policy::Input)),
-    ("stable", Some(Policy::Stable)),
-    ("memory-first", Some(Policy::MemoryFirst)),
-    ("critical-first", Some(Policy::CriticalFirst)),
-    ("mpas", None),
+/// How one row's order is made.
+#[derive(Clone, Copy)]
+enum Make {
+    Policy(Policy),
+    /// MPAS with its default lookahead (`true`) or without one, as Alg. 1 is written (`false`).
+    Mpas(bool),
+}
+
+/// The orders the table compares, in row order, with the name shown.
+const ORDERS: [(&str, Make); 6] = [
+    ("input", Make::Policy(Policy::Input)),
+    ("stable", Make::Policy(Policy::Stable)),
+    ("memory-first", Make::Policy(Policy::MemoryFirst)),
+    ("critical-first", Make::Policy(Policy::CriticalFirst)),
+    ("mpas", Make::Mpas(true)),
+    ("mpas unbounded", Make::Mpas(false)),
 ];
 
 /// A case whose orders could not be computed.
@@ -31,15 +40,19 @@ pub struct TableError {
 }
 
 /// The pressure of every order of `module`, in the table's order (input, stable, memory-first,
-/// critical-first, mpas), each with its name.
+/// critical-first, mpas, mpas without lookahead), each with its name.
 pub fn policy_pressures(module: &Module) -> Result<Vec<(&'static str, Pressure)>, OrderError> {
     let levels = bottom_levels(module);
     ORDERS
         .iter()
         .map(|&(name, policy)| {
             let order = match policy {
-                Some(policy) => order_by(module, policy, &levels)?,
-                None => mpas_order(module, &levels)?,
+                Make::Policy(policy) => order_by(module, policy, &levels)?,
+                Make::Mpas(true) => mpas_order(module, &levels, &MpasOptions::default())?,
+                Make::Mpas(false) => {
+                    let literal = MpasOptions { lookahead: 0 };
+                    mpas_order(module, &levels, &literal)?
+                }
             };
             Ok((name, pressure(module, &order)))
         })

@@ -1,9 +1,16 @@
-//! The independent check DLR's tests hold plans to: the `verify` replay (written from DESIGN §1.3
-//! and sharing no code with DLR) must find no violation, and its recomputed spill count and
-//! traffic are returned for comparison with DLR's own statistics.
+//! What the integration tests share: the shipped workloads (`../shared/cases/*.json`, whatever
+//! cases are there, sorted by name; a missing `shared/` is a failure, not a skip), and the
+//! independent check DLR's tests hold plans to: the `verify` replay (written from DESIGN §1.3 and
+//! sharing no code with DLR) must find no violation, and its recomputed spill count and traffic
+//! are returned for comparison with DLR's own statistics.
 
+// Each test binary compiles this module and uses a subset of it.
+#![allow(dead_code)]
+
+use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::Module;
 use lattice_passes::verify::{replay, ReplayOptions};
+use std::path::Path;
 
 /// What the replay recomputed.
 #[derive(Debug)]
@@ -23,4 +30,34 @@ pub fn check_plan(m: &Module) -> Replay {
         spills: result.metrics.spill_count,
         traffic: result.metrics.extra_traffic,
     }
+}
+
+/// Every shipped case as `(name, contest JSON)`, sorted by name.
+pub fn case_files() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cases");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (shared/ must sit beside the checkout)",
+            dir.display()
+        )
+    });
+    let mut out: Vec<(String, String)> = entries
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "no cases in {}", dir.display());
+    out
+}
+
+/// Every shipped case imported with the default options (L0 exclusivity on).
+pub fn cases() -> Vec<Module> {
+    case_files()
+        .iter()
+        .map(|(name, json)| import_graph(json, name, &ImportOptions::default()).unwrap())
+        .collect()
 }

@@ -1,21 +1,30 @@
 //! `lattice-bench`: reproduces the paper's experiments on a directory of contest cases.
 //!
-//! `orders --cases DIR` prints the order-sensitivity table (every `*.json` case in DIR, by file
-//! name, × every order: logical peak, change against `stable`, per-tier peaks, L0 max live) as
-//! Markdown; `baselines --cases DIR` the baselines' table (every case × Base, HMCOS, MAGIS,
-//! COSMA and the EDA placeholder: logical peak, against Base, spills, traffic, makespan, from the
-//! independent replay). The work is the library's (`lattice_passes::order::order_table`,
-//! `lattice_passes::baselines::baseline_table`); this file parses arguments, reads the cases and
-//! renders errors. Deterministic. Exit codes: 0 success, 1 an unreadable or invalid case or a case
-//! a baseline cannot order or plan, 2 bad usage.
+//! Every subcommand reads every `*.json` case in `--cases DIR` (by file name) and prints Markdown:
+//! - `orders`: the order-sensitivity table (every order: logical peak, change against `stable`,
+//!   per-tier peaks, L0 max live; `lattice_passes::order::order_table`);
+//! - `dlr`: DLR's results (every case × {mpas, stable} × {cost, lru} victims: spills, drops,
+//!   traffic, physical peak; `lattice_passes::dlr::report::results_table`);
+//! - `cpe`: CPE's results (every case after MPAS and DLR: Freeze, seed and CPE makespans, the
+//!   lower bound, CPE/Freeze and their geomean; `lattice_passes::cpe::report::results_table`);
+//! - `baselines`: every baseline on every case (Base, HMCOS, MAGIS, COSMA, the EDA placeholder:
+//!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
+//!   the independent replay; `lattice_passes::baselines::baseline_table`).
+//!
+//! The work is the library's; this file parses arguments, reads the cases and renders errors.
+//! Deterministic. Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
+//! fails on, 2 bad usage.
 
 use clap::{Parser, Subcommand};
 use lattice::io::read_text;
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
-use lattice_lir::Module;
+use lattice_lir::{Module, Phase};
+use lattice_passes::analysis::bottom_levels;
 use lattice_passes::baselines::baseline_table;
-use lattice_passes::order::order_table;
+use lattice_passes::cpe::report::results_table as cpe_table;
+use lattice_passes::dlr::report::{results_table, Row};
+use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,7 +35,7 @@ const TOOL: &str = "lattice-bench";
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,6 +46,18 @@ struct Cli {
 enum Command {
     /// Order sensitivity: logical and per-tier peaks of every order on every case.
     Orders {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+    },
+    /// DLR results: spills, drops, traffic and physical peak per case, order and victim policy.
+    Dlr {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+    },
+    /// CPE results: Freeze, seed and CPE makespans, lower bound and CPE/Freeze on every case.
+    Cpe {
         /// Directory holding the contest cases (`*.json`).
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
@@ -53,6 +74,9 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Orders { cases } => read_cases(&cases)
             .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
+        Command::Cpe { cases } => read_cases(&cases)
+            .and_then(|m| cpe_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Baselines { cases } => read_cases(&cases)
             .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
     };
@@ -68,7 +92,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Every `*.json` case in `dir`, by file name, or the first error rendered for a human.
+/// Every case in `dir`, or the first error rendered for a human.
 fn read_cases(dir: &Path) -> Result<Vec<Module>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("{TOOL}: error: {}: {e}\n", dir.display()))?;
@@ -93,4 +117,32 @@ fn read_cases(dir: &Path) -> Result<Vec<Module>, String> {
         modules.push(module);
     }
     Ok(modules)
+}
+
+/// DLR's results table over `cases`, each scheduled by `mpas` and by `stable`.
+fn dlr(cases: &[Module]) -> Result<String, String> {
+    let fail =
+        |case: &Module, e: &dyn std::fmt::Display| format!("{TOOL}: error: {}: {e}\n", case.name);
+    let mut scheduled = Vec::with_capacity(2 * cases.len());
+    for case in cases {
+        let levels = bottom_levels(case);
+        let mpas =
+            mpas_order(case, &levels, &MpasOptions::default()).map_err(|e| fail(case, &e))?;
+        let stable = order_by(case, Policy::Stable, &levels).map_err(|e| fail(case, &e))?;
+        for (order, schedule) in [("mpas", mpas), ("stable", stable)] {
+            let mut module = case.clone();
+            module.schedule = schedule;
+            module.phase = Phase::Scheduled;
+            scheduled.push((order, module));
+        }
+    }
+    let rows: Vec<Row<'_>> = scheduled
+        .iter()
+        .map(|(order, module)| Row {
+            case: &module.name,
+            order,
+            module,
+        })
+        .collect();
+    results_table(&rows).map_err(|e| format!("{TOOL}: error: {e}\n"))
 }

@@ -1,15 +1,20 @@
-//! `lattice-translate`: converts between the contest format and LIR.
+//! `lattice-translate`: converts between the contest format and LIR, and (built with the feature
+//! `mlir`) between LIR and MLIR.
 //!
 //! `--import-contest CASE.json` prints the graph as a `parsed` module (with `--schedule`,
 //! `--memory` and `--spill`, the solution as a `planned` one); `--export-contest IN.lir -o DIR`
 //! writes `DIR/<module>_schedule.txt` and, for planned modules, `_memory.txt` and `_spill.txt`.
-//! The work is the library's (`lattice_lir::contest`); this file parses arguments, reads and
-//! writes files and renders errors. Outputs are written atomically and only after every input
+//! `--lir-to-mlir IN.lir` prints the module as `lattice` dialect MLIR; `--mlir-to-lir IN.mlir`
+//! prints the one lattice module of an MLIR file as LIR.
+//! The work is the libraries' (`lattice_lir::contest`, `lattice_mlir::text`); this file parses
+//! arguments, reads and writes files and renders errors. Outputs are written atomically and only after every input
 //! was accepted, so a failure never creates, truncates or overwrites a file, inputs included.
 //! Exit codes: 0 success, 1 invalid input (diagnostics on stderr), 2 bad usage.
 
 use clap::error::ErrorKind;
 use clap::{ArgGroup, CommandFactory, Parser};
+#[cfg(feature = "mlir")]
+use lattice::diagnostic::render_all;
 use lattice::input::parse_capacity;
 use lattice::io::{read_text, write_atomic};
 use lattice_lir::contest::{
@@ -27,8 +32,15 @@ const TOOL: &str = "lattice-translate";
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/",
-    group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest"]))
+    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/"
+)]
+#[cfg_attr(
+    not(feature = "mlir"),
+    command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest"])))
+)]
+#[cfg_attr(
+    feature = "mlir",
+    command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "lir_to_mlir", "mlir_to_lir"])))
 )]
 struct Cli {
     /// Import a contest JSON graph (`-` for stdin) and print it as LIR.
@@ -37,7 +49,15 @@ struct Cli {
     /// Export a LIR module as contest files into the directory given by `-o`.
     #[arg(long, value_name = "IN.lir", requires = "output")]
     export_contest: Option<PathBuf>,
-    /// Output: the LIR file of an import (default and `-`: stdout), or the directory of an export.
+    /// Print a LIR module as MLIR of the `lattice` dialect.
+    #[cfg(feature = "mlir")]
+    #[arg(long, value_name = "IN.lir")]
+    lir_to_mlir: Option<PathBuf>,
+    /// Print the lattice module of an MLIR file as LIR.
+    #[cfg(feature = "mlir")]
+    #[arg(long, value_name = "IN.mlir")]
+    mlir_to_lir: Option<PathBuf>,
+    /// Output: the file a conversion writes (default and `-`: stdout), or the directory of an export.
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     output: Option<PathBuf>,
     /// Override a tier's capacity, e.g. `--capacity UB=512` (repeatable).
@@ -65,7 +85,7 @@ fn main() -> ExitCode {
     let result = match (&cli.import_contest, &cli.export_contest) {
         (Some(json), _) => import(&cli, json),
         (None, Some(lir)) => export(&cli, lir),
-        (None, None) => usage("give --import-contest or --export-contest"),
+        (None, None) => convert_mlir(&cli),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -81,6 +101,48 @@ fn usage(message: &str) -> ! {
     Cli::command()
         .error(ErrorKind::ArgumentConflict, message)
         .exit()
+}
+
+/// `--lir-to-mlir` or `--mlir-to-lir`, the modes left when no contest mode is given.
+#[cfg(feature = "mlir")]
+fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
+    let output = cli.output.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let (input, to_mlir) = match (&cli.lir_to_mlir, &cli.mlir_to_lir) {
+        (Some(lir), _) => (lir, true),
+        (None, Some(mlir)) => (mlir, false),
+        (None, None) => {
+            usage("give --import-contest, --export-contest, --lir-to-mlir or --mlir-to-lir")
+        }
+    };
+    if output != Path::new("-") {
+        check_not_input(&output, &[input]);
+    }
+    let text = read(input)?;
+    let file = input.display().to_string();
+    let module = if to_mlir {
+        parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?
+    } else {
+        lattice_mlir::mlir_to_lir(&text).map_err(|d| Failure(render_all(&d, &file, Some(&text))))?
+    };
+    if let Err(errors) = verify_module(&module) {
+        let rendered = errors
+            .iter()
+            .map(|e| render_error(&file, Some(&text), e))
+            .collect();
+        return Err(Failure(rendered));
+    }
+    let converted = if to_mlir {
+        lattice_mlir::lir_to_mlir_text(&module)
+            .map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))?
+    } else {
+        print_module(&module)
+    };
+    write(&output, &converted)
+}
+
+#[cfg(not(feature = "mlir"))]
+fn convert_mlir(_cli: &Cli) -> Result<(), Failure> {
+    usage("give --import-contest or --export-contest")
 }
 
 fn read(path: &Path) -> Result<String, Failure> {

@@ -1,0 +1,87 @@
+//! The `lattice` MLIR dialect: its op, type and attribute names, and loading its IRDL definition
+//! (`lattice.irdl.mlir`) into an MLIR context, so that its ops are registered and MLIR's verifier
+//! checks them.
+//!
+//! Invariants: [`register`] is idempotent (a context holds the dialect at most once); a context
+//! from [`context`] also knows every upstream MLIR dialect, so `.mlir` files may hold lattice
+//! modules next to `func`, `arith`, … ops. Loading parses a ~5 KB definition: O(1) per context.
+
+use crate::diagnostics::Capture;
+use crate::error::BridgeError;
+use melior::dialect::DialectRegistry;
+use melior::ir::operation::OperationLike;
+use melior::ir::Module;
+use melior::utility::{load_irdl_dialects, register_all_dialects};
+use melior::Context;
+
+/// The IRDL text of the dialect.
+pub const IRDL: &str = include_str!("lattice.irdl.mlir");
+
+/// The dialect namespace: every lattice op is named `lattice.<op>`.
+pub const NAMESPACE: &str = "lattice";
+
+/// `lattice.phase {phase}`: the module's pipeline phase.
+pub const PHASE: &str = "lattice.phase";
+/// `lattice.target {tiers, pipes, spill_out, spill_in, spill_cost_base, spill_cost_per_byte,
+/// l0_exclusive}`: the machine.
+pub const TARGET: &str = "lattice.target";
+/// `lattice.buffer {id, tier, size, backed} -> !lattice.buf`: a buffer declaration.
+pub const BUFFER: &str = "lattice.buffer";
+/// `lattice.alloc(buffer, deps...) {id, dep_kinds, offset?} -> !lattice.token`.
+pub const ALLOC: &str = "lattice.alloc";
+/// `lattice.free(buffer, deps...) {id, dep_kinds} -> !lattice.token`.
+pub const FREE: &str = "lattice.free";
+/// `lattice.command(buffers..., deps...) {id, opcode, pipe, cycles, dep_kinds,
+/// operandSegmentSizes} -> !lattice.token`: a command of the input DAG.
+pub const COMMAND: &str = "lattice.command";
+/// `lattice.spill_out(buffer, deps...) {id, pipe, cycles, dep_kinds} -> !lattice.token`.
+pub const SPILL_OUT: &str = "lattice.spill_out";
+/// `lattice.spill_in(buffer, deps...) {id, offset, pipe, cycles, dep_kinds} -> !lattice.token`.
+pub const SPILL_IN: &str = "lattice.spill_in";
+
+/// Every lattice op.
+pub const OPS: [&str; 8] = [
+    PHASE, TARGET, BUFFER, ALLOC, FREE, COMMAND, SPILL_OUT, SPILL_IN,
+];
+
+/// The lattice op called `name`, as its constant.
+pub fn op_named(name: &str) -> Option<&'static str> {
+    OPS.into_iter().find(|op| *op == name)
+}
+
+/// The type of a buffer value.
+pub const BUF_TYPE: &str = "!lattice.buf";
+/// The type of an op's completion, used as a dependency operand.
+pub const TOKEN_TYPE: &str = "!lattice.token";
+
+/// The attribute MLIR uses to split two variadic operand groups.
+pub const SEGMENT_SIZES: &str = "operandSegmentSizes";
+
+/// A context that knows every upstream MLIR dialect and the `lattice` dialect. Multi-threading is
+/// off: lattice passes run on whole modules, and a thread pool per context would only compete
+/// for the cores.
+pub fn context() -> Result<Context, BridgeError> {
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    let context = Context::new_with_registry(&registry, false);
+    register(&context)?;
+    Ok(context)
+}
+
+/// Loads the `lattice` dialect into `context` (which must know the `irdl` dialect, as every
+/// context from [`context`] does). Does nothing when the dialect is already there.
+pub fn register(context: &Context) -> Result<(), BridgeError> {
+    if context.is_registered_operation(ALLOC) {
+        return Ok(());
+    }
+    let capture = Capture::new(context);
+    let loaded = match Module::parse(context, IRDL) {
+        Some(defs) => defs.as_operation().verify() && load_irdl_dialects(&defs),
+        None => false,
+    };
+    if loaded {
+        return Ok(());
+    }
+    let messages: Vec<String> = capture.take().into_iter().map(|d| d.message).collect();
+    Err(BridgeError::Dialect(messages.join("; ")))
+}

@@ -1,0 +1,176 @@
+//! The bridge's errors: what can go wrong setting MLIR up, converting a module, or assembling a
+//! mixed MLIR/lattice pass pipeline.
+//!
+//! Conversion errors ([`ImportError`]) carry the source location of the offending op when the
+//! MLIR came from text, so tools render them like every other lattice diagnostic
+//! (`file:line:col: error: …` with the line quoted).
+
+use lattice_lir::diag::{Loc, Located};
+use std::fmt;
+
+/// A failure of the bridge itself (not of the module it converts).
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// The `lattice` IRDL definition did not load; a bug or an incompatible MLIR.
+    #[error("cannot load the lattice dialect into MLIR: {0}")]
+    Dialect(String),
+    /// MLIR rejected an op the exporter built; a bug of the exporter.
+    #[error("MLIR rejected the converted module: {0}")]
+    Export(String),
+}
+
+/// One reason an MLIR module is not a lattice module, at the op it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    /// Where the op is written, when the MLIR came from text.
+    pub loc: Option<Loc>,
+    /// What is wrong.
+    pub kind: ImportErrorKind,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+impl Located for ImportError {
+    fn loc(&self) -> Option<Loc> {
+        self.loc
+    }
+}
+
+/// The ways MLIR input can fail to describe a lattice module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ImportErrorKind {
+    /// The input holds no `builtin.module` with lattice ops.
+    #[error("the MLIR input holds no lattice module (a `module` whose body has `lattice.*` ops)")]
+    NoModule,
+    /// The input holds several lattice modules where one was expected.
+    #[error("the MLIR input holds {count} lattice modules ({names}); expected exactly one")]
+    SeveralModules {
+        /// How many.
+        count: usize,
+        /// Their names, comma-separated.
+        names: String,
+    },
+    /// The lattice module has no `sym_name`.
+    #[error("a lattice module needs a name: `module @name {{ … }}`")]
+    Unnamed,
+    /// The module's name cannot be written in LIR.
+    #[error("module name `{0}` is not a LIR name (letters, digits, `_`, `.`, `-`, `$`)")]
+    BadName(String),
+    /// A non-lattice op sits among the lattice ops.
+    #[error("`{0}` in a lattice module: a lattice module holds only `lattice.*` ops")]
+    ForeignOp(String),
+    /// An op of the lattice namespace that the dialect does not define.
+    #[error("unknown lattice op `{0}`; lattice ops are phase, target, buffer, alloc, free, command, spill_out and spill_in")]
+    UnknownOp(String),
+    /// `lattice.phase` or `lattice.target` is missing.
+    #[error("the lattice module has no `{0}` op")]
+    Missing(&'static str),
+    /// `lattice.phase` or `lattice.target` appears twice.
+    #[error("the lattice module has a second `{0}` op")]
+    Duplicate(&'static str),
+    /// A required attribute is absent.
+    #[error("`{op}` needs the attribute `{attr}` ({expected})")]
+    MissingAttribute {
+        /// The op name.
+        op: &'static str,
+        /// The attribute name.
+        attr: &'static str,
+        /// What it should hold.
+        expected: &'static str,
+    },
+    /// An attribute holds the wrong kind of value.
+    #[error("attribute `{attr}` of `{op}` must be {expected}, found `{found}`")]
+    BadAttribute {
+        /// The op name.
+        op: &'static str,
+        /// The attribute name.
+        attr: &'static str,
+        /// What it should hold.
+        expected: &'static str,
+        /// What it holds, printed.
+        found: String,
+    },
+    /// An unknown phase word.
+    #[error("unknown phase `{0}`; phases are parsed, scheduled, planned and refined")]
+    UnknownPhase(String),
+    /// A tier name the target does not define.
+    #[error("unknown tier `{name}`; valid tiers: {valid}")]
+    UnknownTier {
+        /// The name.
+        name: String,
+        /// The target's tiers.
+        valid: String,
+    },
+    /// A pipe name the target does not define.
+    #[error("unknown pipe `{name}`; valid pipes: {valid}")]
+    UnknownPipe {
+        /// The name.
+        name: String,
+        /// The target's pipes.
+        valid: String,
+    },
+    /// The target lists no tier or no pipe.
+    #[error("the target must list at least one {0}")]
+    EmptyTarget(&'static str),
+    /// The target declares a tier or pipe name twice.
+    #[error("the target declares the {what} `{name}` twice")]
+    DuplicateName {
+        /// "tier" or "pipe".
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A name is not a LIR word or opcode.
+    #[error("`{name}` is not a valid {what}")]
+    BadWord {
+        /// The name.
+        name: String,
+        /// "tier name", "pipe name" or "opcode".
+        what: &'static str,
+    },
+    /// An operand that should be a buffer is not one of this module's `lattice.buffer` values.
+    #[error("operand {index} of `{op}` must be a `lattice.buffer` of this module")]
+    NotABuffer {
+        /// The op name.
+        op: &'static str,
+        /// 0-based operand index.
+        index: usize,
+    },
+    /// A dependency operand is not the token of a lattice op of this module.
+    #[error("operand {index} of `{op}` must be the token of a lattice op of this module")]
+    NotAToken {
+        /// The op name.
+        op: &'static str,
+        /// 0-based operand index.
+        index: usize,
+    },
+    /// The operand count does not fit the op's shape.
+    #[error("`{op}` has {found} operands; {expected}")]
+    OperandCount {
+        /// The op name.
+        op: &'static str,
+        /// How many it has.
+        found: usize,
+        /// What its shape asks for.
+        expected: String,
+    },
+    /// `dep_kinds` does not have one entry per dependency.
+    #[error("`{op}` has {deps} dependencies but {kinds} `dep_kinds`")]
+    DepKindsLength {
+        /// The op name.
+        op: &'static str,
+        /// Dependency operands.
+        deps: usize,
+        /// Entries of `dep_kinds`.
+        kinds: usize,
+    },
+    /// An unknown dependency kind.
+    #[error("unknown dependency kind `{0}`; kinds are precedence, spill and reuse")]
+    UnknownDepKind(String),
+}

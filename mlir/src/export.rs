@@ -1,0 +1,349 @@
+//! LIR → MLIR: writes a [`Module`] as ops of the `lattice` dialect.
+//!
+//! Layout (a `builtin.module` named after the LIR module, body in this order):
+//! `lattice.phase`, `lattice.target`, one `lattice.buffer` per buffer in declaration order, then
+//! one op per LIR op in σ order (`lattice.alloc`, `.free`, `.command`, `.spill_out`, `.spill_in`).
+//! Every op yields a `!lattice.token`; its dependencies are token operands in the order stored,
+//! with `dep_kinds` naming each one's kind; buffers are `!lattice.buf` operands. Ids are `ui32`,
+//! sizes, cycles, offsets and capacities `ui64`, flags `i1`.
+//!
+//! Invariants: the importer reads back exactly the module written (same printed LIR); ops keep
+//! the MLIR locations the caller hands in (so diagnostics after a rewrite still point at the
+//! user's `.mlir` lines), and ops without one get a name location (`"%12"`, `"@b3"`).
+//! Complexity: O(V + E + B) ops and attributes built.
+
+use crate::dialect;
+use crate::error::BridgeError;
+use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Target};
+use melior::ir::attribute::{
+    ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
+    StringAttribute,
+};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::{OperationBuilder, OperationMutLike};
+use melior::ir::r#type::IntegerType;
+use melior::ir::{Attribute, BlockRef, Identifier, Location, Type, Value};
+use melior::Context;
+use std::collections::HashMap;
+
+/// MLIR locations of a module's ops and buffers, by their names (`%12` → 12, `@b3` → 3), which
+/// passes keep, unlike arena indices.
+#[derive(Clone, Debug, Default)]
+pub struct Locations<'c> {
+    /// Per op name.
+    pub ops: HashMap<u32, Location<'c>>,
+    /// Per buffer name.
+    pub buffers: HashMap<u32, Location<'c>>,
+    /// Of the `lattice.phase` and `lattice.target` ops.
+    pub header: Vec<Location<'c>>,
+}
+
+/// `module` as a new MLIR module of the `lattice` dialect (loaded in `context`).
+pub fn lir_to_mlir<'c>(
+    context: &'c Context,
+    module: &Module,
+) -> Result<melior::ir::Module<'c>, BridgeError> {
+    let location = Location::name(
+        context,
+        &format!("@{}", module.name),
+        Location::unknown(context),
+    );
+    let mut mlir = melior::ir::Module::new(location);
+    mlir.as_operation_mut().set_attribute(
+        "sym_name",
+        StringAttribute::new(context, &module.name).into(),
+    );
+    append_ops(context, &mlir.body(), module, &Locations::default())?;
+    Ok(mlir)
+}
+
+/// Appends the ops of `module` to `block`, at `locations` where given.
+pub fn append_ops<'c>(
+    context: &'c Context,
+    block: &BlockRef<'c, '_>,
+    module: &Module,
+    locations: &Locations<'c>,
+) -> Result<(), BridgeError> {
+    let w = Writer::new(context)?;
+    let header = |i: usize| locations.header.get(i).copied();
+    let unknown = Location::unknown(context);
+    block.append_operation(w.build(
+        dialect::PHASE,
+        header(0).unwrap_or(unknown),
+        &[("phase", w.string(module.phase.keyword()))],
+        &[],
+        None,
+    )?);
+    block.append_operation(w.build(
+        dialect::TARGET,
+        header(1).unwrap_or(unknown),
+        &w.target(&module.target),
+        &[],
+        None,
+    )?);
+
+    let mut buffers: Vec<Value<'c, '_>> = Vec::with_capacity(module.buffers.len());
+    for id in module.buffer_ids() {
+        let b = module.buffer(id);
+        let location = locations.buffers.get(&b.name).copied();
+        let location = location.unwrap_or_else(|| w.named(&format!("@b{}", b.name)));
+        let attributes = [
+            ("id", w.uint(32, u64::from(b.name))),
+            ("tier", w.string(&module.target.tier(b.tier).name)),
+            ("size", w.uint(64, b.size)),
+            ("backed", w.boolean(b.backed)),
+        ];
+        let op = w.build(dialect::BUFFER, location, &attributes, &[], Some(w.buf))?;
+        buffers.push(result(block.append_operation(op))?);
+    }
+
+    let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
+    for &id in &module.schedule {
+        let op = module.op(id);
+        let location = locations.ops.get(&op.name).copied();
+        let location = location.unwrap_or_else(|| w.named(&format!("%{}", op.name)));
+        let deps = dep_values(module, id, &op.deps, &tokens)?;
+        let kinds = w.dep_kinds(&op.deps);
+        let pipe = |p| w.string(module.target.pipe(p));
+        let buf = |b: BufferId| buffers[b.index()];
+        let id_attr = ("id", w.uint(32, u64::from(op.name)));
+        let built = match &op.kind {
+            OpKind::Alloc { buffer, offset } => {
+                let mut attributes = vec![id_attr, ("dep_kinds", kinds)];
+                if let Some(offset) = offset {
+                    attributes.push(("offset", w.uint(64, *offset)));
+                }
+                let operands = [&[buf(*buffer)][..], &deps].concat();
+                w.build(
+                    dialect::ALLOC,
+                    location,
+                    &attributes,
+                    &operands,
+                    Some(w.token),
+                )
+            }
+            OpKind::Free { buffer } => {
+                let operands = [&[buf(*buffer)][..], &deps].concat();
+                let attributes = [id_attr, ("dep_kinds", kinds)];
+                w.build(
+                    dialect::FREE,
+                    location,
+                    &attributes,
+                    &operands,
+                    Some(w.token),
+                )
+            }
+            OpKind::Compute {
+                opcode,
+                pipe: p,
+                cycles,
+                operands,
+            } => {
+                let buffer_values: Vec<Value<'c, '_>> = operands.iter().map(|&b| buf(b)).collect();
+                let segments = w.segments(buffer_values.len(), deps.len())?;
+                let attributes = [
+                    id_attr,
+                    ("opcode", w.string(opcode)),
+                    ("pipe", pipe(*p)),
+                    ("cycles", w.uint(64, *cycles)),
+                    ("dep_kinds", kinds),
+                    (dialect::SEGMENT_SIZES, segments),
+                ];
+                let operands = [&buffer_values[..], &deps].concat();
+                w.build(
+                    dialect::COMMAND,
+                    location,
+                    &attributes,
+                    &operands,
+                    Some(w.token),
+                )
+            }
+            OpKind::SpillOut {
+                buffer,
+                pipe: p,
+                cycles,
+            } => {
+                let attributes = [
+                    id_attr,
+                    ("pipe", pipe(*p)),
+                    ("cycles", w.uint(64, *cycles)),
+                    ("dep_kinds", kinds),
+                ];
+                let operands = [&[buf(*buffer)][..], &deps].concat();
+                w.build(
+                    dialect::SPILL_OUT,
+                    location,
+                    &attributes,
+                    &operands,
+                    Some(w.token),
+                )
+            }
+            OpKind::SpillIn {
+                buffer,
+                offset,
+                pipe: p,
+                cycles,
+            } => {
+                let attributes = [
+                    id_attr,
+                    ("offset", w.uint(64, *offset)),
+                    ("pipe", pipe(*p)),
+                    ("cycles", w.uint(64, *cycles)),
+                    ("dep_kinds", kinds),
+                ];
+                let operands = [&[buf(*buffer)][..], &deps].concat();
+                w.build(
+                    dialect::SPILL_IN,
+                    location,
+                    &attributes,
+                    &operands,
+                    Some(w.token),
+                )
+            }
+        }?;
+        tokens[id.index()] = Some(result(block.append_operation(built))?);
+    }
+    Ok(())
+}
+
+/// The token values of `deps`. Every dependency precedes its user in σ (the structural verifier
+/// guarantees it), so its token exists already.
+fn dep_values<'c, 'a>(
+    module: &Module,
+    user: OpId,
+    deps: &[Dep],
+    tokens: &[Option<Value<'c, 'a>>],
+) -> Result<Vec<Value<'c, 'a>>, BridgeError> {
+    deps.iter()
+        .map(|dep| {
+            tokens
+                .get(dep.op.index())
+                .copied()
+                .flatten()
+                .ok_or_else(|| {
+                    BridgeError::Export(format!(
+                        "op %{} depends on an op that does not precede it in the schedule",
+                        module.op(user).name
+                    ))
+                })
+        })
+        .collect()
+}
+
+fn result<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, BridgeError> {
+    op.result(0)
+        .map(Into::into)
+        .map_err(|e| BridgeError::Export(e.to_string()))
+}
+
+/// Builds attributes and ops in one context.
+struct Writer<'c> {
+    context: &'c Context,
+    buf: Type<'c>,
+    token: Type<'c>,
+}
+
+impl<'c> Writer<'c> {
+    fn new(context: &'c Context) -> Result<Self, BridgeError> {
+        let parse = |text| {
+            Type::parse(context, text)
+                .ok_or_else(|| BridgeError::Dialect(format!("the type {text} is not defined")))
+        };
+        Ok(Writer {
+            context,
+            buf: parse(dialect::BUF_TYPE)?,
+            token: parse(dialect::TOKEN_TYPE)?,
+        })
+    }
+
+    fn named(&self, name: &str) -> Location<'c> {
+        Location::name(self.context, name, Location::unknown(self.context))
+    }
+
+    fn string(&self, text: &str) -> Attribute<'c> {
+        StringAttribute::new(self.context, text).into()
+    }
+
+    /// An unsigned integer of `bits` bits; the MLIR C API takes the bits as an `i64`.
+    fn uint(&self, bits: u32, value: u64) -> Attribute<'c> {
+        let ty = IntegerType::unsigned(self.context, bits).into();
+        IntegerAttribute::new(ty, value as i64).into()
+    }
+
+    fn boolean(&self, value: bool) -> Attribute<'c> {
+        BoolAttribute::new(self.context, value).into()
+    }
+
+    fn dep_kinds(&self, deps: &[Dep]) -> Attribute<'c> {
+        let kinds: Vec<Attribute<'c>> = deps
+            .iter()
+            .map(|d| self.string(kind_word(d.kind)))
+            .collect();
+        ArrayAttribute::new(self.context, &kinds).into()
+    }
+
+    fn segments(&self, buffers: usize, deps: usize) -> Result<Attribute<'c>, BridgeError> {
+        let size = |n: usize| {
+            i32::try_from(n).map_err(|_| BridgeError::Export(format!("{n} operands overflow i32")))
+        };
+        Ok(DenseI32ArrayAttribute::new(self.context, &[size(buffers)?, size(deps)?]).into())
+    }
+
+    fn target(&self, t: &Target) -> Vec<(&'static str, Attribute<'c>)> {
+        let tiers: Vec<Attribute<'c>> = t
+            .tiers
+            .iter()
+            .map(|tier| {
+                let fields = [
+                    ("name", self.string(&tier.name)),
+                    ("capacity", self.uint(64, tier.capacity)),
+                    ("staging", self.boolean(tier.staging)),
+                ];
+                let fields: Vec<(Identifier<'c>, Attribute<'c>)> = fields
+                    .into_iter()
+                    .map(|(k, v)| (Identifier::new(self.context, k), v))
+                    .collect();
+                DictionaryAttribute::new(self.context, &fields).into()
+            })
+            .collect();
+        let pipes: Vec<Attribute<'c>> = t.pipes.iter().map(|p| self.string(p)).collect();
+        vec![
+            ("tiers", ArrayAttribute::new(self.context, &tiers).into()),
+            ("pipes", ArrayAttribute::new(self.context, &pipes).into()),
+            ("spill_out", self.string(t.pipe(t.spill_out_pipe))),
+            ("spill_in", self.string(t.pipe(t.spill_in_pipe))),
+            ("spill_cost_base", self.uint(64, t.spill_cost.base)),
+            ("spill_cost_per_byte", self.uint(64, t.spill_cost.per_byte)),
+            ("l0_exclusive", self.boolean(t.l0_exclusive)),
+        ]
+    }
+
+    fn build(
+        &self,
+        name: &str,
+        location: Location<'c>,
+        attributes: &[(&str, Attribute<'c>)],
+        operands: &[Value<'c, '_>],
+        result: Option<Type<'c>>,
+    ) -> Result<melior::ir::Operation<'c>, BridgeError> {
+        let attributes: Vec<(Identifier<'c>, Attribute<'c>)> = attributes
+            .iter()
+            .map(|&(k, v)| (Identifier::new(self.context, k), v))
+            .collect();
+        OperationBuilder::new(name, location)
+            .add_attributes(&attributes)
+            .add_operands(operands)
+            .add_results(result.as_slice())
+            .build()
+            .map_err(|e| BridgeError::Export(format!("{name}: {e}")))
+    }
+}
+
+/// The word of a dependency kind in `dep_kinds`.
+pub fn kind_word(kind: DepKind) -> &'static str {
+    match kind {
+        DepKind::Precedence => "precedence",
+        DepKind::Spill => "spill",
+        DepKind::Reuse => "reuse",
+    }
+}

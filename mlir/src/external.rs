@@ -1,0 +1,237 @@
+//! LATTICE passes as MLIR external passes: any pass of a lattice [`Registry`], with its options,
+//! runs inside an MLIR `PassManager` on every lattice module of the op it is scheduled on.
+//!
+//! Per lattice module the pass reads the ops as LIR, checks them structurally, runs the lattice
+//! pass exactly as `lattice-opt` would (fresh instance, fresh analyses, an error or an emitted
+//! error fails it, the phase may not move back, the result must verify), and, only if the pass
+//! changed the module, replaces the module's body with the result.
+//!
+//! Invariants: failures surface as MLIR error diagnostics at the op they concern (its MLIR
+//! location, or the module's when the op is new or unknown), prefixed by the pass argument
+//! (`lattice-dlr: …`), and the pass signals failure; notes of a failure are folded into its
+//! message, and warnings and remarks are not forwarded (MLIR's C API emits errors only). A
+//! failing module is left as it was. Ops that survive a rewrite keep their MLIR locations.
+//! Cost: the import and export (O(V + E + B)) around the pass's own.
+
+use crate::diagnostics::file_of;
+use crate::dialect;
+use crate::export::{append_ops, Locations};
+use crate::import::{import_module, lattice_modules};
+use crate::strings::op_name;
+use lattice::pipeline::PassSpec;
+use lattice::{AnalysisManager, PassContext, Registry};
+use lattice_lir::diag::{Loc, Severity};
+use lattice_lir::{verify_module, Module, OpId};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::r#type::TypeId;
+use melior::ir::{Location, OperationRef, RegionLike};
+use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
+use melior::{Context, ContextRef};
+use std::ffi::CString;
+
+/// The MLIR pass argument of a lattice pass: `lattice-` and its registered name.
+pub fn argument(pass: &str) -> String {
+    format!("lattice-{pass}")
+}
+
+/// The MLIR pass running `spec` (a pass of `registry`) on every lattice module it reaches.
+pub fn lattice_pass(spec: PassSpec, registry: Registry) -> Pass {
+    let name = argument(spec.name);
+    let description = registry.get(spec.name).map_or("", |info| info.summary);
+    create_external(
+        LatticePass { spec, registry },
+        TypeId::create(&PASS_ID),
+        &name,
+        &name,
+        description,
+        "",
+        &[],
+    )
+}
+
+/// The address MLIR identifies lattice passes by (one for all: MLIR tells passes of one
+/// identity apart by their arguments).
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct LatticePass {
+    spec: PassSpec,
+    registry: Registry,
+}
+
+impl<'c> RunExternalPass<'c> for LatticePass {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        // SAFETY: the context outlives every op of it, and this pass runs on one of its ops.
+        let context = unsafe { operation.context().to_ref() };
+        let mut ok = true;
+        for module in lattice_modules(operation) {
+            ok &= self.run_on(context, module);
+        }
+        if !ok {
+            pass.signal_failure();
+        }
+    }
+}
+
+/// A failure to report: the message and where.
+struct Failure {
+    op: Option<OpId>,
+    loc: Option<Loc>,
+    message: String,
+}
+
+impl LatticePass {
+    /// Runs the pass on one lattice module; false when it failed (diagnostics emitted).
+    fn run_on<'c>(&self, context: &'c Context, module_op: OperationRef<'c, '_>) -> bool {
+        let arg = argument(self.spec.name);
+        let imported = match import_module(module_op) {
+            Ok(imported) => imported,
+            Err(errors) => {
+                for e in errors {
+                    let at = relocate(context, module_op.location(), e.loc);
+                    emit(at, &format!("{arg}: {e}"));
+                }
+                return false;
+            }
+        };
+        let mut module = imported.module.clone();
+        let failures = self.run_lattice(&mut module);
+        if !failures.is_empty() {
+            for f in failures {
+                let name =
+                    f.op.and_then(|op| module.ops.get(op.index()))
+                        .map(|op| op.name);
+                let known = name.and_then(|name| imported.locations.ops.get(&name));
+                let at = known
+                    .copied()
+                    .unwrap_or_else(|| relocate(context, module_op.location(), f.loc));
+                emit(at, &format!("{arg}: {}", f.message));
+            }
+            return false;
+        }
+        if module == imported.module {
+            return true;
+        }
+        if let Err(message) = replace_body(context, module_op, &module, &imported.locations) {
+            emit(module_op.location(), &format!("{arg}: {message}"));
+            return false;
+        }
+        true
+    }
+
+    /// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
+    /// does; leaves `module` as the pass left it and returns every failure.
+    fn run_lattice(&self, module: &mut Module) -> Vec<Failure> {
+        let at = |loc: Option<Loc>, message: String| Failure {
+            op: None,
+            loc,
+            message,
+        };
+        if let Err(errors) = verify_module(module) {
+            return errors
+                .iter()
+                .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
+                .collect();
+        }
+        let Some(info) = self.registry.get(self.spec.name) else {
+            return vec![at(None, self.registry.unknown_pass(self.spec.name))];
+        };
+        let mut pass = match (info.build)(&self.spec.options) {
+            Ok(pass) => pass,
+            Err(message) => return vec![at(None, message)],
+        };
+        let phase = module.phase;
+        let mut analyses = AnalysisManager::new();
+        let mut cx = PassContext::new(&mut analyses);
+        let result = pass.run(module, &mut cx);
+        let (_, _, emitted) = cx.finish();
+        let mut failures: Vec<Failure> = emitted
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| Failure {
+                op: d.op,
+                loc: None,
+                message: d.message,
+            })
+            .collect();
+        if let Err(error) = result {
+            let notes: String = error
+                .notes
+                .iter()
+                .map(|(_, n)| format!("; note: {n}"))
+                .collect();
+            failures.push(Failure {
+                op: error.op,
+                loc: None,
+                message: format!("{}{notes}", error.message),
+            });
+        }
+        if !failures.is_empty() {
+            return failures;
+        }
+        if module.phase < phase {
+            let message = format!(
+                "the pass moved the phase back from `{phase}` to `{}`",
+                module.phase
+            );
+            return vec![at(None, message)];
+        }
+        match verify_module(module) {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors
+                .iter()
+                .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}")))
+                .collect(),
+        }
+    }
+}
+
+/// An MLIR location for a LIR position: at that line and column of the module's file when the
+/// module came from one, else the module's own location.
+fn relocate<'c>(context: &'c Context, module: Location<'c>, loc: Option<Loc>) -> Location<'c> {
+    match (loc, file_of(module)) {
+        (Some(loc), Some(file)) => {
+            Location::new(context, &file, loc.line as usize, loc.col as usize)
+        }
+        _ => module,
+    }
+}
+
+/// Emits an MLIR error diagnostic.
+fn emit(location: Location<'_>, message: &str) {
+    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: the location is valid and the message a NUL-terminated string MLIR copies.
+    unsafe { mlir_sys::mlirEmitError(location.to_raw(), message.as_ptr()) }
+}
+
+/// Replaces the body of `module_op` by `module`'s ops.
+fn replace_body<'c>(
+    context: &'c Context,
+    module_op: OperationRef<'c, '_>,
+    module: &Module,
+    locations: &Locations<'c>,
+) -> Result<(), String> {
+    let body = module_op
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("the module has no body")?;
+    let old: Vec<OperationRef<'c, '_>> =
+        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    // Ops with results used later go last: tokens are used only by later ops (the structural
+    // verifier checked it), and buffers and the header by none once the ops are gone.
+    let (tokens, rest): (Vec<_>, Vec<_>) = old.into_iter().partition(|op| {
+        let name = op_name(*op);
+        ![dialect::BUFFER, dialect::PHASE, dialect::TARGET].contains(&name.as_str())
+    });
+    for op in tokens.into_iter().rev().chain(rest) {
+        // SAFETY: the op belongs to this body and no op left in it uses its results.
+        unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
+    }
+    append_ops(context, &body, module, locations).map_err(|e| e.to_string())
+}

@@ -1,0 +1,619 @@
+//! MLIR → LIR: reads `lattice` dialect ops back into a [`Module`].
+//!
+//! A *lattice module* is a `builtin.module` whose body holds `lattice.*` ops (and nothing else);
+//! it may be the top-level module or nested in one next to other MLIR. Its body is read as the
+//! exporter writes it (see [`crate::export`]): one `lattice.phase`, one `lattice.target`, the
+//! buffers in declaration order, the ops in σ order; header ops may stand anywhere, and a token
+//! may name any op of the module (a forward one is then reported by the structural verifier as
+//! a dependency after its user, like in LIR text).
+//!
+//! Invariants: the result carries, per op and buffer, the MLIR location it came from (and a LIR
+//! [`Loc`] when that is a file location), so diagnostics about it point at the user's text; every
+//! name is checked against the LIR grammar, so the module prints as LIR that parses back; no
+//! input, however malformed, panics — every problem is an [`ImportError`]. Integers are accepted
+//! at any width up to 64 bits, signed or not, when non-negative and in range. The module is not
+//! structurally verified here (callers run `lattice_lir::verify_module`).
+//! Complexity: O(V + E + B) with hash lookups from operand values to their ops.
+
+use crate::diagnostics::loc_of;
+use crate::dialect;
+use crate::error::{ImportError, ImportErrorKind as K};
+use crate::export::Locations;
+use crate::strings::{attribute_text, op_name, string_value};
+use lattice_lir::diag::Loc;
+use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
+use lattice_lir::{SpillCost, Target, Tier, TierId};
+use melior::ir::attribute::{
+    ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
+};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::{OperationLike, OperationResult};
+use melior::ir::r#type::IntegerType;
+use melior::ir::{Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike};
+use std::collections::HashMap;
+
+/// A module read from MLIR, with where each of its parts came from.
+pub struct Imported<'c> {
+    /// The LIR module.
+    pub module: Module,
+    /// The MLIR location of every op and buffer.
+    pub locations: Locations<'c>,
+}
+
+/// Every lattice module in `root` (itself included), outermost first, in text order.
+pub fn lattice_modules<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    collect_modules(root, &mut found);
+    found
+}
+
+fn collect_modules<'c, 'a>(op: OperationRef<'c, 'a>, found: &mut Vec<OperationRef<'c, 'a>>) {
+    if is_lattice_module(op) {
+        found.push(op);
+        return;
+    }
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            for child in ops_of(b) {
+                collect_modules(child, found);
+            }
+            block = b.next_in_region();
+        }
+    }
+}
+
+/// Whether `op` is a `builtin.module` whose body holds a lattice op.
+fn is_lattice_module(op: OperationRef<'_, '_>) -> bool {
+    op_name(op) == "builtin.module"
+        && body(op).is_some_and(|b| ops_of(b).any(|child| op_name(child).starts_with("lattice.")))
+}
+
+fn body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    op.region(0).ok()?.first_block()
+}
+
+fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> impl Iterator<Item = OperationRef<'c, 'a>> {
+    std::iter::successors(block.first_operation(), |op| op.next_in_block())
+}
+
+/// The one lattice module of `root`, read as LIR.
+pub fn import_single<'c>(root: OperationRef<'c, '_>) -> Result<Imported<'c>, Vec<ImportError>> {
+    let modules = lattice_modules(root);
+    match modules.as_slice() {
+        [module] => import_module(*module),
+        [] => Err(vec![error(root.location(), K::NoModule)]),
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|m| {
+                    Attrs::new(*m, "builtin.module")
+                        .string("sym_name")
+                        .map_or_else(|_| "(unnamed)".to_owned(), |n| format!("@{n}"))
+                })
+                .collect();
+            let kind = K::SeveralModules {
+                count: several.len(),
+                names: names.join(", "),
+            };
+            Err(vec![error(several[1].location(), kind)])
+        }
+    }
+}
+
+/// Reads the lattice module `module_op` (a `builtin.module`) as LIR.
+pub fn import_module<'c>(
+    module_op: OperationRef<'c, '_>,
+) -> Result<Imported<'c>, Vec<ImportError>> {
+    let at_module = |kind| vec![error(module_op.location(), kind)];
+    let name = Attrs::new(module_op, "builtin.module")
+        .string("sym_name")
+        .map_err(|_| at_module(K::Unnamed))?;
+    if !is_module_name(name) {
+        return Err(at_module(K::BadName(name.to_owned())));
+    }
+    let Some(block) = body(module_op) else {
+        return Err(at_module(K::Missing(dialect::TARGET)));
+    };
+
+    // Sort the body into header, buffers and ops, numbering buffers and ops as they come.
+    let mut errors = Vec::new();
+    let mut phase_op = None;
+    let mut target_op = None;
+    let mut buffer_ops = Vec::new();
+    let mut lir_ops = Vec::new();
+    for op in ops_of(block) {
+        let name = op_name(op);
+        let Some(known) = dialect::op_named(&name) else {
+            let kind = if name.starts_with("lattice.") {
+                K::UnknownOp(name)
+            } else {
+                K::ForeignOp(name)
+            };
+            errors.push(error(op.location(), kind));
+            continue;
+        };
+        let slot = match known {
+            dialect::PHASE => &mut phase_op,
+            dialect::TARGET => &mut target_op,
+            dialect::BUFFER => {
+                buffer_ops.push(op);
+                continue;
+            }
+            _ => {
+                lir_ops.push((op, known));
+                continue;
+            }
+        };
+        if slot.is_some() {
+            errors.push(error(op.location(), K::Duplicate(known)));
+        }
+        slot.get_or_insert(op);
+    }
+    let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
+    let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
+    let phase = read_phase(phase_op).map_err(|e| vec![e])?;
+    let target = read_target(target_op).map_err(|e| vec![e])?;
+
+    let mut module = Module::new(name, target);
+    module.phase = phase;
+    let mut locations = Locations {
+        header: vec![phase_op.location(), target_op.location()],
+        ..Locations::default()
+    };
+    let mut buffer_ids: HashMap<usize, BufferId> = HashMap::with_capacity(buffer_ops.len());
+    for op in &buffer_ops {
+        match read_buffer(*op, &module.target) {
+            Ok(buffer) => {
+                locations.buffers.insert(buffer.name, op.location());
+                let id = module.add_buffer(buffer);
+                buffer_ids.insert(key(*op), id);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    let op_ids: HashMap<usize, OpId> = lir_ops
+        .iter()
+        .enumerate()
+        .map(|(i, (op, _))| (key(*op), OpId::new(i)))
+        .collect();
+    let refs = Refs {
+        buffers: &buffer_ids,
+        ops: &op_ids,
+    };
+    for &(op, name) in &lir_ops {
+        match read_op(op, name, &module.target, &refs) {
+            Ok(lir_op) => {
+                locations.ops.insert(lir_op.name, op.location());
+                module.push_op(lir_op);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(Imported { module, locations })
+    } else {
+        Err(errors)
+    }
+}
+
+/// Identity of an op: its address, stable while the module is not modified.
+fn key(op: OperationRef<'_, '_>) -> usize {
+    op.to_raw().ptr as usize
+}
+
+fn error(location: Location<'_>, kind: K) -> ImportError {
+    ImportError {
+        loc: loc_of(location),
+        kind,
+    }
+}
+
+fn read_phase(op: OperationRef<'_, '_>) -> Result<Phase, ImportError> {
+    let a = Attrs::new(op, dialect::PHASE);
+    let word = a.string("phase")?;
+    Phase::from_keyword(word).ok_or_else(|| a.error(K::UnknownPhase(word.to_owned())))
+}
+
+fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
+    let a = Attrs::new(op, dialect::TARGET);
+    let tier_list = a.array("tiers")?;
+    let mut tiers = Vec::with_capacity(tier_list.len());
+    for i in 0..tier_list.len() {
+        let entry = tier_list.element(i).ok();
+        let tier = entry.and_then(|e| DictionaryAttribute::try_from(e).ok());
+        let found = || entry.map_or_else(String::new, |e| shorten(attribute_text(e)));
+        let bad = || {
+            a.error(K::BadAttribute {
+                op: dialect::TARGET,
+                attr: "tiers",
+                expected: "an array of {name = \"L1\", capacity = 4096 : ui64, staging = false}",
+                found: found(),
+            })
+        };
+        let tier = tier.ok_or_else(bad)?;
+        let name = tier.element_by_name("name").and_then(string_value);
+        let capacity = tier
+            .element_by_name("capacity")
+            .and_then(|c| uint(c, u64::MAX));
+        let staging = tier.element_by_name("staging");
+        let staging = staging.and_then(|s| BoolAttribute::try_from(s).ok());
+        let (Some(name), Some(capacity), Some(staging)) = (name, capacity, staging) else {
+            return Err(bad());
+        };
+        tiers.push(Tier {
+            name: a.word(name, "tier name", is_word)?,
+            capacity,
+            staging: staging.value(),
+        });
+    }
+    let pipe_list = a.array("pipes")?;
+    let mut pipes = Vec::with_capacity(pipe_list.len());
+    for i in 0..pipe_list.len() {
+        let entry = pipe_list.element(i).ok();
+        let name = entry.and_then(string_value);
+        let name = name.ok_or_else(|| {
+            a.error(K::BadAttribute {
+                op: dialect::TARGET,
+                attr: "pipes",
+                expected: "an array of pipe names",
+                found: entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
+            })
+        })?;
+        pipes.push(a.word(name, "pipe name", is_word)?);
+    }
+    if tiers.is_empty() {
+        return Err(a.error(K::EmptyTarget("tier")));
+    }
+    if pipes.is_empty() {
+        return Err(a.error(K::EmptyTarget("pipe")));
+    }
+    for (i, tier) in tiers.iter().enumerate() {
+        if tiers[..i].iter().any(|t| t.name == tier.name) {
+            return Err(a.error(K::DuplicateName {
+                what: "tier",
+                name: tier.name.clone(),
+            }));
+        }
+    }
+    for (i, pipe) in pipes.iter().enumerate() {
+        if pipes[..i].contains(pipe) {
+            return Err(a.error(K::DuplicateName {
+                what: "pipe",
+                name: pipe.clone(),
+            }));
+        }
+    }
+    let mut target = Target {
+        tiers,
+        pipes,
+        spill_out_pipe: PipeId::new(0),
+        spill_in_pipe: PipeId::new(0),
+        spill_cost: SpillCost {
+            base: a.uint("spill_cost_base", u64::MAX)?,
+            per_byte: a.uint("spill_cost_per_byte", u64::MAX)?,
+        },
+        l0_exclusive: a.boolean("l0_exclusive")?,
+    };
+    target.spill_out_pipe = a.pipe(&target, "spill_out")?;
+    target.spill_in_pipe = a.pipe(&target, "spill_in")?;
+    Ok(target)
+}
+
+fn read_buffer(op: OperationRef<'_, '_>, target: &Target) -> Result<Buffer, ImportError> {
+    let a = Attrs::new(op, dialect::BUFFER);
+    if op.operand_count() != 0 {
+        return Err(a.error(K::OperandCount {
+            op: dialect::BUFFER,
+            found: op.operand_count(),
+            expected: "a buffer declaration takes none".into(),
+        }));
+    }
+    Ok(Buffer {
+        name: a.id()?,
+        tier: a.tier(target, "tier")?,
+        size: a.uint("size", u64::MAX)?,
+        backed: a.boolean("backed")?,
+        loc: a.loc,
+    })
+}
+
+/// Where operand values come from: op addresses of this module's buffers and ops.
+struct Refs<'m> {
+    buffers: &'m HashMap<usize, BufferId>,
+    ops: &'m HashMap<usize, OpId>,
+}
+
+fn read_op(
+    op: OperationRef<'_, '_>,
+    name: &'static str,
+    target: &Target,
+    refs: &Refs<'_>,
+) -> Result<Op, ImportError> {
+    let a = Attrs::new(op, name);
+    // Commands name any number of buffers (first operand segment); the others exactly one.
+    let buffer_count = if name == dialect::COMMAND {
+        let segments = a.segments()?;
+        if segments.0 + segments.1 != op.operand_count() {
+            return Err(a.error(K::OperandCount {
+                op: a.op,
+                found: op.operand_count(),
+                expected: format!(
+                    "`{}` says {} buffers and {} dependencies",
+                    dialect::SEGMENT_SIZES,
+                    segments.0,
+                    segments.1
+                ),
+            }));
+        }
+        segments.0
+    } else {
+        if op.operand_count() == 0 {
+            return Err(a.error(K::OperandCount {
+                op: a.op,
+                found: 0,
+                expected: "the first operand is the buffer".into(),
+            }));
+        }
+        1
+    };
+    let operands: Vec<_> = op.operands().collect();
+    let producer = |index: usize| {
+        OperationResult::try_from(operands[index])
+            .ok()
+            .map(|r| key(r.owner()))
+    };
+    let mut buffers = Vec::with_capacity(buffer_count);
+    for index in 0..buffer_count {
+        let id = producer(index).and_then(|k| refs.buffers.get(&k).copied());
+        buffers.push(id.ok_or_else(|| a.error(K::NotABuffer { op: a.op, index }))?);
+    }
+    let kinds = a.dep_kinds(operands.len() - buffer_count)?;
+    let mut deps = Vec::with_capacity(kinds.len());
+    for (index, kind) in (buffer_count..operands.len()).zip(kinds) {
+        let dep = producer(index).and_then(|k| refs.ops.get(&k).copied());
+        let dep = dep.ok_or_else(|| a.error(K::NotAToken { op: a.op, index }))?;
+        deps.push(Dep { op: dep, kind });
+    }
+    let buffer = buffers.first().copied().unwrap_or(BufferId::new(0));
+    let kind = match name {
+        dialect::ALLOC => OpKind::Alloc {
+            buffer,
+            offset: match a.get_optional("offset") {
+                Some(_) => Some(a.uint("offset", u64::MAX)?),
+                None => None,
+            },
+        },
+        dialect::FREE => OpKind::Free { buffer },
+        dialect::COMMAND => OpKind::Compute {
+            opcode: a.word(a.string("opcode")?, "opcode", is_opcode)?,
+            pipe: a.pipe(target, "pipe")?,
+            cycles: a.uint("cycles", u64::MAX)?,
+            operands: buffers,
+        },
+        dialect::SPILL_OUT => OpKind::SpillOut {
+            buffer,
+            pipe: a.pipe(target, "pipe")?,
+            cycles: a.uint("cycles", u64::MAX)?,
+        },
+        _ => OpKind::SpillIn {
+            buffer,
+            offset: a.uint("offset", u64::MAX)?,
+            pipe: a.pipe(target, "pipe")?,
+            cycles: a.uint("cycles", u64::MAX)?,
+        },
+    };
+    Ok(Op {
+        name: a.id()?,
+        kind,
+        deps,
+        loc: a.loc,
+    })
+}
+
+/// Typed access to the attributes of one op, with errors located at it.
+struct Attrs<'c, 'a> {
+    op_ref: OperationRef<'c, 'a>,
+    op: &'static str,
+    loc: Option<Loc>,
+}
+
+impl<'c, 'a> Attrs<'c, 'a> {
+    fn new(op_ref: OperationRef<'c, 'a>, op: &'static str) -> Self {
+        Attrs {
+            op_ref,
+            op,
+            loc: loc_of(op_ref.location()),
+        }
+    }
+
+    fn error(&self, kind: K) -> ImportError {
+        ImportError {
+            loc: self.loc,
+            kind,
+        }
+    }
+
+    fn get_optional(&self, attr: &str) -> Option<Attribute<'c>> {
+        self.op_ref.attribute(attr).ok()
+    }
+
+    fn get(
+        &self,
+        attr: &'static str,
+        expected: &'static str,
+    ) -> Result<Attribute<'c>, ImportError> {
+        self.get_optional(attr).ok_or_else(|| {
+            self.error(K::MissingAttribute {
+                op: self.op,
+                attr,
+                expected,
+            })
+        })
+    }
+
+    fn bad(&self, attr: &'static str, expected: &'static str, found: Attribute<'_>) -> ImportError {
+        self.error(K::BadAttribute {
+            op: self.op,
+            attr,
+            expected,
+            found: shorten(attribute_text(found)),
+        })
+    }
+
+    fn string(&self, attr: &'static str) -> Result<&'c str, ImportError> {
+        const EXPECTED: &str = "a UTF-8 string";
+        let value = self.get(attr, EXPECTED)?;
+        string_value(value).ok_or_else(|| self.bad(attr, EXPECTED, value))
+    }
+
+    fn uint(&self, attr: &'static str, max: u64) -> Result<u64, ImportError> {
+        const EXPECTED: &str = "a non-negative integer such as `4 : ui64`";
+        let value = self.get(attr, EXPECTED)?;
+        uint(value, max).ok_or_else(|| self.bad(attr, EXPECTED, value))
+    }
+
+    fn id(&self) -> Result<u32, ImportError> {
+        const EXPECTED: &str = "an id such as `12 : ui32`";
+        let value = self.get("id", EXPECTED)?;
+        uint(value, u64::from(u32::MAX))
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| self.bad("id", EXPECTED, value))
+    }
+
+    fn boolean(&self, attr: &'static str) -> Result<bool, ImportError> {
+        const EXPECTED: &str = "`true` or `false`";
+        let value = self.get(attr, EXPECTED)?;
+        BoolAttribute::try_from(value)
+            .map(|b| b.value())
+            .map_err(|_| self.bad(attr, EXPECTED, value))
+    }
+
+    fn array(&self, attr: &'static str) -> Result<ArrayAttribute<'c>, ImportError> {
+        const EXPECTED: &str = "an array";
+        let value = self.get(attr, EXPECTED)?;
+        ArrayAttribute::try_from(value).map_err(|_| self.bad(attr, EXPECTED, value))
+    }
+
+    fn word(
+        &self,
+        name: &str,
+        what: &'static str,
+        valid: fn(&str) -> bool,
+    ) -> Result<String, ImportError> {
+        if valid(name) {
+            Ok(name.to_owned())
+        } else {
+            Err(self.error(K::BadWord {
+                name: name.to_owned(),
+                what,
+            }))
+        }
+    }
+
+    fn tier(&self, target: &Target, attr: &'static str) -> Result<TierId, ImportError> {
+        let name = self.string(attr)?;
+        target.tier_named(name).ok_or_else(|| {
+            self.error(K::UnknownTier {
+                name: name.to_owned(),
+                valid: target.tier_names(),
+            })
+        })
+    }
+
+    fn pipe(&self, target: &Target, attr: &'static str) -> Result<PipeId, ImportError> {
+        let name = self.string(attr)?;
+        target.pipe_named(name).ok_or_else(|| {
+            self.error(K::UnknownPipe {
+                name: name.to_owned(),
+                valid: target.pipe_names(),
+            })
+        })
+    }
+
+    /// `(buffers, dependencies)` from `operandSegmentSizes`.
+    fn segments(&self) -> Result<(usize, usize), ImportError> {
+        const EXPECTED: &str = "`array<i32: buffers, dependencies>`";
+        let value = self.get(dialect::SEGMENT_SIZES, EXPECTED)?;
+        let sizes = DenseI32ArrayAttribute::try_from(value).ok();
+        let sizes = sizes.filter(|s| s.len() == 2).and_then(|s| {
+            let buffers = usize::try_from(s.element(0).ok()?).ok()?;
+            let deps = usize::try_from(s.element(1).ok()?).ok()?;
+            Some((buffers, deps))
+        });
+        sizes.ok_or_else(|| self.bad(dialect::SEGMENT_SIZES, EXPECTED, value))
+    }
+
+    /// The kinds of `count` dependencies.
+    fn dep_kinds(&self, count: usize) -> Result<Vec<DepKind>, ImportError> {
+        let kinds = self.array("dep_kinds")?;
+        if kinds.len() != count {
+            return Err(self.error(K::DepKindsLength {
+                op: self.op,
+                deps: count,
+                kinds: kinds.len(),
+            }));
+        }
+        (0..count)
+            .map(|i| {
+                let entry = kinds.element(i).ok();
+                let word = entry.and_then(string_value).unwrap_or_default();
+                match word {
+                    "precedence" => Ok(DepKind::Precedence),
+                    "spill" => Ok(DepKind::Spill),
+                    "reuse" => Ok(DepKind::Reuse),
+                    _ => Err(self.error(K::UnknownDepKind(
+                        entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
+                    ))),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A non-negative integer attribute of at most 64 bits whose value is at most `max`.
+fn uint(value: Attribute<'_>, max: u64) -> Option<u64> {
+    let integer = IntegerAttribute::try_from(value).ok()?;
+    let ty = IntegerType::try_from(integer.r#type()).ok()?;
+    if ty.width() > 64 {
+        return None;
+    }
+    let v = if ty.is_unsigned() {
+        integer.unsigned_value()
+    } else {
+        u64::try_from(integer.signed_value()).ok()?
+    };
+    (v <= max).then_some(v)
+}
+
+/// An attribute as printed, cut to a readable length.
+fn shorten(text: String) -> String {
+    const MAX: usize = 60;
+    if text.chars().count() <= MAX {
+        return text;
+    }
+    let cut: String = text.chars().take(MAX).collect();
+    format!("{cut}…")
+}
+
+/// LIR's `word`: a letter, then letters, digits and `_`.
+fn is_word(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// LIR's `opcode`: an upper-case letter, then upper-case letters, digits and `_`.
+fn is_opcode(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase())
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// LIR's module name: letters, digits, `_`, `.`, `-` and `$`.
+fn is_module_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '$'))
+}

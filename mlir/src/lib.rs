@@ -1,0 +1,45 @@
+//! The MLIR bridge of lattice, built with the cargo feature `mlir` (it links LLVM/MLIR 22 through
+//! `melior`; without the feature this crate is empty and the default build needs no LLVM).
+//!
+//! - [`dialect`]: the `lattice` dialect, defined in IRDL and registered in an MLIR context at run
+//!   time, so MLIR's verifier checks lattice ops;
+//! - [`export`] and [`import`]: LIR ↔ MLIR, exact for every phase (`print(import(export(m))) ==
+//!   print(m)`), and [`text`] for the tools (`lattice-translate --lir-to-mlir/--mlir-to-lir`,
+//!   `lattice-opt in.mlir`);
+//! - [`external`] and [`pipeline`]: every pass of a lattice registry as an MLIR external pass, and
+//!   mixed pipelines such as `canonicalize,lattice-mpas,lattice-dlr,lattice-verify` in an MLIR
+//!   `PassManager`, failures reported as MLIR diagnostics.
+
+#![deny(missing_docs)]
+
+#[cfg(feature = "mlir")]
+pub mod diagnostics;
+#[cfg(feature = "mlir")]
+pub mod dialect;
+#[cfg(feature = "mlir")]
+pub mod error;
+#[cfg(feature = "mlir")]
+pub mod export;
+#[cfg(feature = "mlir")]
+pub mod external;
+#[cfg(feature = "mlir")]
+pub mod import;
+#[cfg(feature = "mlir")]
+pub mod pipeline;
+#[cfg(feature = "mlir")]
+pub mod strings;
+#[cfg(feature = "mlir")]
+pub mod text;
+
+#[cfg(feature = "mlir")]
+pub use error::{BridgeError, ImportError, ImportErrorKind};
+#[cfg(feature = "mlir")]
+pub use export::{lir_to_mlir, Locations};
+#[cfg(feature = "mlir")]
+pub use external::lattice_pass;
+#[cfg(feature = "mlir")]
+pub use import::{import_module, import_single, lattice_modules, Imported};
+#[cfg(feature = "mlir")]
+pub use pipeline::{add_pipeline, PipelineError};
+#[cfg(feature = "mlir")]
+pub use text::{lir_to_mlir_text, mlir_to_lir, MLIR_INPUT};

@@ -1,0 +1,645 @@
+//! The MLIR bridge end to end (feature `mlir`; one test target, since every binary that links
+//! MLIR is large):
+//! - LIR → MLIR → LIR prints identically for every shared case at every phase (parsed, scheduled
+//!   by `mpas`, planned by `dlr`, refined by `cpe` when the registry has it, else the planned
+//!   module marked refined), through MLIR objects and through MLIR text, and MLIR's verifier
+//!   accepts every converted module;
+//! - an MLIR `PassManager` running `canonicalize` and the lattice passes as external passes gives
+//!   the module and the metrics `lattice-opt` gives;
+//! - pass failures become MLIR error diagnostics at the failing op, and leave the module as it was;
+//! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input.
+//!
+//! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
+
+use lattice::diagnostic::Diagnostic;
+use lattice::ir_printing::DumpSink;
+use lattice::manager::Session;
+use lattice::statistics::Statistics;
+use lattice::{parse_pipeline, PassManager};
+use lattice_lir::contest::{import_graph, ImportOptions};
+use lattice_lir::diag::Severity;
+use lattice_lir::{parse_module, print_module, verify_module, Module, Phase};
+use lattice_mlir::diagnostics::Capture;
+use lattice_mlir::strings::operation_text;
+use lattice_mlir::{
+    add_pipeline, dialect, import_single, lattice_modules, lir_to_mlir, lir_to_mlir_text,
+    mlir_to_lir, ImportErrorKind, MLIR_INPUT,
+};
+use lattice_passes::{verify, REGISTRY};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::{Module as MlirModule, RegionLike};
+use melior::pass::PassManager as MlirPassManager;
+use std::path::{Path, PathBuf};
+
+fn shared_cases() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cases");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (shared/ must sit beside the checkout)",
+            dir.display()
+        )
+    });
+    let mut cases: Vec<(String, String)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no case in {}", dir.display());
+    cases
+}
+
+fn case_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../shared/cases/{name}.json"))
+}
+
+/// Runs a lattice pipeline the way `lattice-opt` does (verification after every pass).
+fn run_lattice(module: &Module, pipeline: &str) -> Module {
+    let pipeline = parse_pipeline(pipeline, &REGISTRY).unwrap();
+    let mut sink = Vec::new();
+    let mut session = Session {
+        sink: DumpSink::new(&mut sink, None),
+        diagnostics: Vec::new(),
+        timing: None,
+        statistics: Statistics::default(),
+        dump_name: String::new(),
+    };
+    let mut out = module.clone();
+    let result = PassManager::new(REGISTRY, pipeline).run(&mut out, &mut session);
+    assert!(result.is_ok(), "{}: {:?}", module.name, session.diagnostics);
+    out
+}
+
+/// The passes of the paper's pipeline this registry has, in order (CPE joins once registered).
+fn pipeline_passes() -> Vec<&'static str> {
+    ["mpas", "dlr", "cpe", "verify"]
+        .into_iter()
+        .filter(|p| REGISTRY.get(p).is_some())
+        .collect()
+}
+
+/// The module at each phase: as imported, scheduled, planned, refined.
+fn phases(parsed: Module) -> Vec<Module> {
+    let scheduled = run_lattice(&parsed, "mpas");
+    let planned = run_lattice(&scheduled, "dlr");
+    let refined = if REGISTRY.get("cpe").is_some() {
+        run_lattice(&planned, "cpe")
+    } else {
+        let mut refined = planned.clone();
+        refined.phase = Phase::Refined;
+        refined
+    };
+    vec![parsed, scheduled, planned, refined]
+}
+
+fn assert_round_trips(module: &Module) {
+    let what = format!("{} ({})", module.name, module.phase);
+    let lir = print_module(module);
+
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mlir = lir_to_mlir(&context, module).unwrap();
+    assert!(
+        mlir.as_operation().verify(),
+        "{what}: MLIR's verifier rejects the module: {:?}",
+        capture.take()
+    );
+    let back = import_single(mlir.as_operation()).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    assert_eq!(print_module(&back.module), lir, "{what}: through MLIR ops");
+
+    let text = lir_to_mlir_text(module).unwrap();
+    let back = mlir_to_lir(&text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    verify_module(&back).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    assert_eq!(print_module(&back), lir, "{what}: through MLIR text");
+    assert_eq!(lir_to_mlir_text(&back).unwrap(), text, "{what}: MLIR text");
+}
+
+#[test]
+fn every_case_round_trips_at_every_phase() {
+    for (name, json) in shared_cases() {
+        let parsed = import_graph(&json, &name, &ImportOptions::default()).unwrap();
+        let modules = phases(parsed);
+        let seen: Vec<Phase> = modules.iter().map(|m| m.phase).collect();
+        assert_eq!(seen, Phase::ALL, "{name}");
+        assert!(
+            modules[2].ops.iter().any(|op| op.kind.is_spill()),
+            "{name}: the planned module should exercise spill ops"
+        );
+        for module in &modules {
+            assert_round_trips(module);
+        }
+    }
+}
+
+#[test]
+fn the_example_and_a_hand_written_target_round_trip() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/matmul_tile.lir");
+    let module = parse_module(&std::fs::read_to_string(example).unwrap()).unwrap();
+    assert_round_trips(&module);
+    // A target unlike the contest's: other names, no staging tier, L0 rule off, other costs.
+    let text = "module @odd.name-1$ phase(parsed) {
+  target {
+    tiers SRAM = 18446744073709551615, TCM = 64
+    pipes DMA, ALU
+    spill_out DMA, spill_in DMA, spill_cost = 0 + 7 * size
+    l0_exclusive = false
+  }
+  buffer @b4294967295 : TCM[64] backed
+  %7 = alloc @b4294967295
+  %4294967295 = LOAD_2 DMA 18446744073709551615 (@b4294967295, @b4294967295) after(%7)
+  %0 = free @b4294967295 after(%7, %4294967295)
+}
+";
+    let module = parse_module(text).unwrap();
+    assert_eq!(print_module(&module), text);
+    assert_round_trips(&module);
+}
+
+/// The lattice module of `text` wrapped with a function canonicalize can fold.
+fn with_foldable_function(lattice_module: &str) -> String {
+    format!(
+        "module {{
+  func.func @fold() -> i32 {{
+    %a = arith.constant 20 : i32
+    %b = arith.constant 22 : i32
+    %c = arith.addi %a, %b : i32
+    return %c : i32
+  }}
+{lattice_module}}}
+"
+    )
+}
+
+#[test]
+fn mlir_pass_manager_runs_lattice_passes_like_lattice_opt() {
+    let passes = pipeline_passes();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mlir-pass-manager");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, json) in shared_cases() {
+        // lattice-opt --mpas --dlr [--cpe] --verify CASE.json --metrics=…
+        let out = dir.join(format!("{name}.lir"));
+        let metrics = dir.join(format!("{name}.metrics.json"));
+        let mut args: Vec<String> = vec!["lattice-opt".into()];
+        args.extend(passes.iter().map(|p| format!("--{p}")));
+        args.push(case_path(&name).display().to_string());
+        args.push("-o".into());
+        args.push(out.display().to_string());
+        args.push(format!("--metrics={}", metrics.display()));
+        let mut err = Vec::new();
+        let code = lattice::cli::main_with_args(REGISTRY, &args, &mut err);
+        assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&err));
+        let expected_lir = std::fs::read_to_string(&out).unwrap();
+        let expected_metrics = std::fs::read_to_string(&metrics).unwrap();
+
+        // The same passes after canonicalize, in an MLIR PassManager, on a module that also
+        // holds a function for canonicalize to fold.
+        let parsed = import_graph(&json, &name, &ImportOptions::default()).unwrap();
+        let context = dialect::context().unwrap();
+        let capture = Capture::new(&context);
+        let text = with_foldable_function(&lir_to_mlir_text(&parsed).unwrap());
+        let mut mlir = MlirModule::parse(&context, &text).unwrap();
+        let manager = MlirPassManager::new(&context);
+        let lattice: Vec<String> = passes.iter().map(|p| format!("lattice-{p}")).collect();
+        let pipeline = format!("builtin.module(canonicalize,{})", lattice.join(","));
+        add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
+        let ran = manager.run(&mut mlir);
+        assert!(ran.is_ok(), "{name}: {:?}", capture.take());
+
+        let after = operation_text(mlir.as_operation());
+        assert!(
+            !after.contains("arith.addi"),
+            "{name}: canonicalize did not fold:\n{}",
+            &after[..after.len().min(400)]
+        );
+        assert!(after.contains("arith.constant 42 : i32"), "{name}");
+        let module = import_single(mlir.as_operation()).unwrap().module;
+        assert_eq!(print_module(&module), expected_lir, "{name}: module");
+        let got_metrics = format!("{}\n", verify::metrics(&module).to_json_string());
+        assert_eq!(got_metrics, expected_metrics, "{name}: metrics");
+    }
+}
+
+/// The planned module of the smallest case, as MLIR text, with the line where op `%id` sits.
+fn planned_mlir_text() -> (String, Module) {
+    let (name, json) = shared_cases()
+        .into_iter()
+        .min_by_key(|(_, json)| json.len())
+        .unwrap();
+    let parsed = import_graph(&json, &name, &ImportOptions::default()).unwrap();
+    let planned = run_lattice(&run_lattice(&parsed, "mpas"), "dlr");
+    (lir_to_mlir_text(&planned).unwrap(), planned)
+}
+
+fn line_of_op(text: &str, id: u32) -> u32 {
+    let needle = format!("id = {id} : ui32");
+    let index = text
+        .lines()
+        .position(|l| l.contains(&needle) && !l.contains("lattice.buffer"))
+        .unwrap();
+    u32::try_from(index + 1).unwrap()
+}
+
+#[test]
+fn a_failing_lattice_pass_reports_at_its_op_and_leaves_the_module() {
+    let (text, planned) = planned_mlir_text();
+    let target = planned
+        .op(planned.schedule[planned.schedule.len() / 2])
+        .name;
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &text).unwrap();
+    let manager = MlirPassManager::new(&context);
+    let pipeline = format!("lattice-test-fail{{op=%{target} message=\"no room\"}},lattice-mpas");
+    add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    let diagnostics = capture.take();
+    let error = diagnostics
+        .iter()
+        .find(|d| d.message == "lattice-test-fail: no room")
+        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    assert_eq!(error.severity, Severity::Error);
+    assert_eq!(error.loc.map(|l| l.line), Some(line_of_op(&text, target)));
+    assert_eq!(
+        print_module(&import_single(mlir.as_operation()).unwrap().module),
+        print_module(&planned)
+    );
+}
+
+#[test]
+fn ops_keep_their_mlir_locations_through_a_rewrite() {
+    let (name, json) = shared_cases()
+        .into_iter()
+        .min_by_key(|(_, json)| json.len())
+        .unwrap();
+    let parsed = import_graph(&json, &name, &ImportOptions::default()).unwrap();
+    let text = lir_to_mlir_text(&parsed).unwrap();
+    let target = parsed.op(parsed.schedule[parsed.schedule.len() / 3]).name;
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &text).unwrap();
+    let manager = MlirPassManager::new(&context);
+    let pipeline = format!("lattice-mpas,lattice-test-fail{{op=%{target}}}");
+    add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    // mpas rewrote the body (the phase moved on), and the failure still points at the input line.
+    let module = import_single(mlir.as_operation()).unwrap().module;
+    assert_eq!(module.phase, Phase::Scheduled);
+    let diagnostics = capture.take();
+    let error = diagnostics
+        .iter()
+        .find(|d| d.message.starts_with("lattice-test-fail: "))
+        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    assert_eq!(error.loc.map(|l| l.line), Some(line_of_op(&text, target)));
+}
+
+#[test]
+fn verifier_violations_become_mlir_errors() {
+    let (text, planned) = planned_mlir_text();
+    // Move one allocation to where another buffer of its tier lives at the same time.
+    let victim = planned
+        .schedule
+        .iter()
+        .map(|&id| planned.op(id))
+        .filter(|op| matches!(op.kind, lattice_lir::OpKind::Alloc { offset: Some(o), .. } if o > 0))
+        .nth(3)
+        .unwrap();
+    let line = line_of_op(&text, victim.name) as usize;
+    let broken: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == line {
+                let start = l.find("offset = ").unwrap() + "offset = ".len();
+                let end = start + l[start..].find(' ').unwrap();
+                format!("{}0{}\n", &l[..start], &l[end..])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &broken).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "lattice-verify", REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    let diagnostics = capture.take();
+    assert!(
+        diagnostics.iter().any(|d| d.severity == Severity::Error
+            && d.message.starts_with("lattice-verify: overlap")
+            && d.loc.is_some()),
+        "{diagnostics:?}"
+    );
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.message.starts_with("lattice-verify: verification failed")),
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn bad_pipelines_are_refused_with_the_reason() {
+    let context = dialect::context().unwrap();
+    let manager = MlirPassManager::new(&context);
+    let cases = [
+        ("lattice-nope", "unknown pass `nope`"),
+        ("lattice-dlr{victim=fifo}", "victim"),
+        ("canonicalize,no-such-mlir-pass", "no-such-mlir-pass"),
+        ("lattice-dlr{victim=lru", "unbalanced"),
+    ];
+    for (pipeline, expected) in cases {
+        let error = add_pipeline(&manager, pipeline, REGISTRY)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(expected), "{pipeline}: {error}");
+    }
+}
+
+fn errors_of(text: &str) -> Vec<Diagnostic> {
+    let errors = mlir_to_lir(text).expect_err(text);
+    assert!(
+        errors.iter().any(|d| d.severity == Severity::Error),
+        "{errors:?}"
+    );
+    errors
+}
+
+fn assert_error(text: &str, line: u32, expected: &str) {
+    let errors = errors_of(text);
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.message.contains(expected) && d.loc.map(|l| l.line) == Some(line)),
+        "expected `{expected}` at line {line}, got {errors:?}"
+    );
+}
+
+const HEADER: &str = r#"module @m {
+  "lattice.phase"() {phase = "parsed"} : () -> ()
+  "lattice.target"() {l0_exclusive = true, pipes = ["MTE2", "VECTOR"], spill_cost_base = 150 : ui64, spill_cost_per_byte = 2 : ui64, spill_in = "MTE2", spill_out = "MTE2", tiers = [{capacity = 4096 : ui64, name = "L1", staging = false}]} : () -> ()
+"#;
+
+fn lattice_text(body: &str) -> String {
+    format!("{HEADER}{body}}}\n")
+}
+
+const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : ui32, size = 64 : ui64, tier = "L1"} : () -> !lattice.buf
+  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf) -> !lattice.token
+  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR"} : (!lattice.buf, !lattice.token) -> !lattice.token
+  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
+"#;
+
+#[test]
+fn hand_written_mlir_reads_as_lir() {
+    let module = mlir_to_lir(&lattice_text(GOOD_BODY)).unwrap();
+    verify_module(&module).unwrap();
+    let lir = print_module(&module);
+    assert!(
+        lir.contains("%1 = VEC_ADD VECTOR 5 (@b0) after(%0)"),
+        "{lir}"
+    );
+    // Plain `i64` integers and a top-level module holding other MLIR are accepted too.
+    let text = format!(
+        "module {{\n  func.func private @f()\n  {}}}\n",
+        lattice_text(&GOOD_BODY.replace(": ui64", ": i64"))
+    );
+    assert_eq!(print_module(&mlir_to_lir(&text).unwrap()), lir);
+}
+
+#[test]
+fn malformed_mlir_gives_located_errors() {
+    let replace = |from: &str, to: &str| {
+        assert!(GOOD_BODY.contains(from), "{from}");
+        lattice_text(&GOOD_BODY.replacen(from, to, 1))
+    };
+    // MLIR's parser and verifier (the IRDL definition).
+    assert_error("module @m {\n  \"lattice.phase\"(\n}", 2, "expected ')'");
+    assert_error(
+        &replace(", tier = \"L1\"", ""),
+        4,
+        "attribute \"tier\" is expected",
+    );
+    assert_error(
+        &replace("\"lattice.alloc\"(%0)", "\"lattice.alloc\"(%1)"),
+        5,
+        "",
+    );
+    assert_error(
+        &replace(
+            "operandSegmentSizes = array<i32: 1, 1>",
+            "operandSegmentSizes = array<i32: 2, 1>",
+        ),
+        6,
+        "operandSegmentSizes",
+    );
+    // The importer.
+    assert_error(
+        &replace("tier = \"L1\"", "tier = \"L9\""),
+        4,
+        "unknown tier `L9`; valid tiers: L1",
+    );
+    assert_error(
+        &replace("pipe = \"VECTOR\"", "pipe = \"CUBE\""),
+        6,
+        "unknown pipe `CUBE`",
+    );
+    assert_error(
+        &replace("size = 64 : ui64", "size = -1 : i64"),
+        4,
+        "must be a non-negative integer",
+    );
+    assert_error(
+        &replace(
+            "size = 64 : ui64",
+            "size = 340282366920938463463374607431768211455 : ui128",
+        ),
+        4,
+        "attribute `size`",
+    );
+    assert_error(
+        &replace("[\"precedence\"]", "[\"sometimes\"]"),
+        6,
+        "unknown dependency kind",
+    );
+    assert_error(
+        &replace("[\"precedence\"]", "[]"),
+        6,
+        "1 dependencies but 0 `dep_kinds`",
+    );
+    assert_error(
+        &replace("\"VEC_ADD\"", "\"vec add\""),
+        6,
+        "not a valid opcode",
+    );
+    assert_error(
+        &replace("id = 1 : ui32", "id = 4294967296 : ui64"),
+        6,
+        "attribute `id`",
+    );
+    assert_error(
+        &replace("\"lattice.free\"(%0, %2)", "\"lattice.free\"(%2, %2)"),
+        7,
+        "",
+    );
+    assert_error(
+        &lattice_text(&format!("{GOOD_BODY}  func.func private @g()\n")),
+        8,
+        "`func.func` in a lattice module",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("\"parsed\"", "\"done\""),
+        2,
+        "unknown phase `done`",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("module @m {", "module {"),
+        1,
+        "needs a name",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("module @m {", "module @\"a b\" {"),
+        1,
+        "not a LIR name",
+    );
+    // Strings MLIR allows but LIR cannot hold: empty, not UTF-8.
+    assert_error(
+        &replace("tier = \"L1\"", "tier = \"\""),
+        4,
+        "unknown tier ``",
+    );
+    assert_error(
+        &replace("tier = \"L1\"", "tier = \"\\FF\""),
+        4,
+        "must be a UTF-8 string",
+    );
+    assert_error(
+        &replace("[\"precedence\"]", "[\"\"]"),
+        6,
+        "unknown dependency kind `\"\"`",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("\"VECTOR\"]", "\"\"]"),
+        3,
+        "`` is not a valid pipe name",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replace("module @m {", "module @\"\" {"),
+        1,
+        "not a LIR name",
+    );
+    // Whole-input problems.
+    for text in ["", "module {}", "module { func.func private @f() }"] {
+        let errors = errors_of(text);
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.message == ImportErrorKind::NoModule.to_string()),
+            "{errors:?}"
+        );
+    }
+    let two = format!(
+        "module {{\n{}{}}}\n",
+        lattice_text(GOOD_BODY),
+        lattice_text(GOOD_BODY).replace("@m", "@n")
+    );
+    assert!(errors_of(&two)
+        .iter()
+        .any(|d| d.message.contains("2 lattice modules (@m, @n)")));
+    let no_target: String = lattice_text(GOOD_BODY)
+        .lines()
+        .filter(|l| !l.contains("lattice.target"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_error(&no_target, 1, "no `lattice.target` op");
+}
+
+#[test]
+fn lattice_opt_reads_mlir_input() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lattice-opt-mlir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let registry = REGISTRY.with_formats(&[MLIR_INPUT]);
+    let (text, planned) = planned_mlir_text();
+    let input = dir.join("planned.mlir");
+    std::fs::write(&input, &text).unwrap();
+    let out = dir.join("out.lir");
+    let args = [
+        "lattice-opt",
+        "--verify",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let mut err = Vec::new();
+    let code = lattice::cli::main_with_args(registry, args, &mut err);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        print_module(&planned)
+    );
+
+    // A located error with the line quoted, and exit code 1.
+    let bad = dir.join("bad.mlir");
+    std::fs::write(
+        &bad,
+        lattice_text(&GOOD_BODY.replacen("tier = \"L1\"", "tier = \"L9\"", 1)),
+    )
+    .unwrap();
+    let mut err = Vec::new();
+    let args = ["lattice-opt", bad.to_str().unwrap()];
+    assert_eq!(lattice::cli::main_with_args(registry, args, &mut err), 1);
+    let err = String::from_utf8(err).unwrap();
+    let expected = format!(
+        "{}:4:8: error: unknown tier `L9`; valid tiers: L1\n",
+        bad.display()
+    );
+    assert!(err.starts_with(&expected), "{err}");
+    assert!(err.contains("\n       ^\n"), "{err}");
+
+    // Structural LIR errors of MLIR input are reported like those of LIR input: here a
+    // dependency on a later op, which MLIR's graph regions allow.
+    let forward = lattice_text(&GOOD_BODY.replace(
+        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf)",
+        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32} : (!lattice.buf, !lattice.token)",
+    ));
+    std::fs::write(&bad, forward).unwrap();
+    let mut err = Vec::new();
+    assert_eq!(lattice::cli::main_with_args(registry, args, &mut err), 1);
+    let err = String::from_utf8(err).unwrap();
+    assert!(err.contains(":5:8: error: dependency cycle"), "{err}");
+}
+
+#[test]
+fn the_dialect_is_registered_not_unregistered() {
+    let context = dialect::context().unwrap();
+    assert!(!context.allow_unregistered_dialects());
+    for op in dialect::OPS {
+        assert!(context.is_registered_operation(op), "{op}");
+    }
+    // Registering twice is harmless; an op the dialect does not define is refused by MLIR.
+    dialect::register(&context).unwrap();
+    let capture = Capture::new(&context);
+    assert!(MlirModule::parse(&context, "module @m { \"lattice.nope\"() : () -> () }").is_none());
+    assert!(!capture.take().is_empty());
+}
+
+#[test]
+fn lattice_modules_are_found_where_they_nest() {
+    let context = dialect::context().unwrap();
+    let text = format!(
+        "module {{\n{}{}}}\n",
+        lattice_text(GOOD_BODY),
+        lattice_text(GOOD_BODY).replace("@m", "@n")
+    );
+    let mlir = MlirModule::parse(&context, &text).unwrap();
+    let found = lattice_modules(mlir.as_operation());
+    assert_eq!(found.len(), 2);
+    let outer = mlir.body().first_operation().unwrap();
+    assert_eq!(found[0], outer);
+    assert!(outer.region(0).unwrap().first_block().is_some());
+}

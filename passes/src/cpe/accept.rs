@@ -1,0 +1,105 @@
+//! Acceptance of a candidate σ (paper §IV-D, conditions 1–5): a candidate is the Freeze module
+//! with only σ replaced, and it is kept only if
+//!
+//! 1. the independent verifier ([`crate::verify::replay`]) finds no violation — which covers
+//!    acyclicity of G_fixed plus the pipe edges, single issue, residencies, capacities, address
+//!    non-overlap, hand-offs and ownership;
+//! 2. the plan is untouched: ops (layout and spill events) are identical, and deriving the spill
+//!    and reuse dependencies from the new σ gives exactly the plan's (reuse orientation kept, so
+//!    a checker that derives them from σ times the same graph);
+//! 3. the physical resident peak, spill count and DDR traffic equal Freeze's;
+//! 4. the replayed makespan is strictly below the incumbent's.
+//!
+//! Cost: one replay and one dependency derivation, O((V + E) log V).
+
+use crate::verify::{replay, Metrics, ReplayOptions};
+use lattice_lir::plan_deps::derive_plan_deps;
+use lattice_lir::{Dep, Module};
+
+/// Why a candidate was turned down.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Rejection {
+    /// The verifier found violations.
+    #[error("the verifier found {count} violation(s), first: {first}")]
+    Invalid {
+        /// How many.
+        count: usize,
+        /// The first one, as text.
+        first: String,
+    },
+    /// Some part of the plan differs from Freeze's.
+    #[error("the candidate changes the memory plan: {0}")]
+    PlanChanged(&'static str),
+    /// Valid, but not faster.
+    #[error("makespan {makespan} is not below {incumbent}")]
+    NotFaster {
+        /// The candidate's.
+        makespan: u64,
+        /// The one to beat.
+        incumbent: u64,
+    },
+}
+
+/// Checks `candidate` against the Freeze module and its metrics; returns the candidate's
+/// metrics when it is accepted.
+pub(crate) fn accept(
+    freeze: &Module,
+    freeze_metrics: &Metrics,
+    candidate: &Module,
+    incumbent: u64,
+) -> Result<Metrics, Rejection> {
+    let result = replay(candidate, &ReplayOptions::default());
+    if let Some(first) = result.violations.first() {
+        return Err(Rejection::Invalid {
+            count: result.violations.len(),
+            first: first.to_string(),
+        });
+    }
+    if candidate.ops.len() != freeze.ops.len()
+        || candidate
+            .ops
+            .iter()
+            .zip(&freeze.ops)
+            .any(|(a, b)| a.kind != b.kind)
+    {
+        return Err(Rejection::PlanChanged("ops or offsets differ"));
+    }
+    if !same_derived_deps(candidate) {
+        return Err(Rejection::PlanChanged(
+            "the new σ implies other spill or reuse dependencies",
+        ));
+    }
+    let m = result.metrics;
+    if m.physical_peak > freeze_metrics.physical_peak {
+        return Err(Rejection::PlanChanged(
+            "physical resident peak above Freeze's",
+        ));
+    }
+    if m.spill_count != freeze_metrics.spill_count
+        || m.extra_traffic != freeze_metrics.extra_traffic
+    {
+        return Err(Rejection::PlanChanged("spill count or traffic"));
+    }
+    if m.makespan >= incumbent {
+        return Err(Rejection::NotFaster {
+            makespan: m.makespan,
+            incumbent,
+        });
+    }
+    Ok(m)
+}
+
+/// Whether deriving the plan dependencies from the module's σ reproduces the ones it carries
+/// (compared per op as sets: derivation orders them by σ position).
+fn same_derived_deps(module: &Module) -> bool {
+    let mut derived = module.clone();
+    derive_plan_deps(&mut derived);
+    let key = |d: &Dep| (d.op, d.kind);
+    module.ops.iter().zip(&derived.ops).all(|(a, b)| {
+        let mut x: Vec<_> = a.deps.iter().map(key).collect();
+        let mut y: Vec<_> = b.deps.iter().map(key).collect();
+        x.sort_unstable();
+        y.sort_unstable();
+        x == y
+    })
+}

@@ -1,0 +1,227 @@
+//! CPE, plan-preserving Critical Path Enhancement (paper §IV-D, Alg. 3): shortens the makespan of
+//! a planned module by changing only the per-pipe issue order, never the memory plan.
+//!
+//! Freeze — the module's own σ — is the incumbent and the fallback. CPE builds one slack-guided
+//! list-scheduling seed over the constraint graph ([`seed`]), improved by `justify` rounds of
+//! forward–backward justification ([`justify`]), within Freeze's physical peak, and keeps it if
+//! it is accepted and faster; then up to `passes` rounds of bounded local search over adjacent
+//! same-pipe swaps near a critical chain ([`search`]). A pipe order becomes σ by a linear
+//! extension of the constraint graph and the pipe chains ([`sigma`]); acceptance ([`accept`])
+//! runs the independent verifier and checks the plan is Freeze's (ops, the spill and reuse
+//! dependencies σ implies, spills, traffic, a physical peak no higher) and the makespan strictly
+//! lower. The constraint graph ([`constraints`]) is G_fixed plus residency containment and the
+//! spill export order, so the exported memory and spill files stay byte-identical.
+//!
+//! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted).
+//! Deterministic: the work runs on a copy whose op ids are Freeze positions ([`canonical`]), and
+//! every choice is keyed by times, keys and those ids, so the result does not depend on how the
+//! module's arena is laid out. Cost: O((1 + 2·justify + passes · candidates) · (V + E) log V)
+//! plus one verifier replay per offered candidate.
+
+mod accept;
+mod canonical;
+mod constraints;
+pub mod error;
+mod footprint;
+mod justify;
+pub mod pass;
+mod prefix;
+pub mod report;
+mod search;
+mod seed;
+mod sigma;
+
+pub use error::CpeError;
+pub use pass::Cpe;
+
+use crate::timing::{evaluate, timing, PipeOrder, Timing};
+use crate::verify::{replay, Metrics, ReplayOptions};
+use canonical::Canonical;
+use footprint::Footprint;
+use lattice_lir::{Module, OpId, Phase};
+use std::time::{Duration, Instant};
+
+lattice::pass_options! {
+    /// Options of `cpe`.
+    pub struct CpeOptions {
+        /// Rounds of local search after the seed.
+        passes: u32 = 2,
+        /// Swaps timed per round (the bounded neighbourhood of a critical chain).
+        candidates: u32 = 4,
+        /// Pipe positions on each side of a chain op whose adjacent pairs are candidates.
+        radius: u32 = 1,
+        /// Build the list-scheduling seed (off: local search from Freeze only).
+        seed: bool = true,
+        /// Rounds of forward-backward justification of the seed.
+        justify: u32 = 1,
+    }
+}
+
+/// What one refinement did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpeStats {
+    /// Makespan of the incoming σ (Freeze).
+    pub freeze_makespan: u64,
+    /// Makespan of the seed (0 when it was not built).
+    pub seed_makespan: u64,
+    /// Whether the seed was accepted.
+    pub seed_accepted: bool,
+    /// Local-search moves accepted.
+    pub moves: u64,
+    /// Makespan of the result.
+    pub final_makespan: u64,
+    /// Wall time of the refinement.
+    pub time: Duration,
+}
+
+/// A refined module and what it took.
+#[derive(Clone, Debug)]
+pub struct Refinement {
+    /// The `refined` module.
+    pub module: Module,
+    /// Its replayed metrics.
+    pub metrics: Metrics,
+    /// Counters.
+    pub stats: CpeStats,
+}
+
+/// Refines a planned (or already refined) module.
+pub fn refine(module: &Module, options: &CpeOptions) -> Result<Refinement, CpeError> {
+    check_phase(module)?;
+    let freeze_metrics = valid_metrics(module)?;
+    let timing = timing(module)?;
+    refine_with(module, &timing, freeze_metrics, options)
+}
+
+fn check_phase(module: &Module) -> Result<(), CpeError> {
+    if module.phase.has_plan() {
+        Ok(())
+    } else {
+        Err(CpeError::Phase(module.phase))
+    }
+}
+
+/// The verifier's metrics of a module it accepts.
+fn valid_metrics(module: &Module) -> Result<Metrics, CpeError> {
+    let result = replay(module, &ReplayOptions::default());
+    match result.violations.first() {
+        None => Ok(result.metrics),
+        Some(first) => Err(CpeError::InvalidPlan {
+            count: result.violations.len(),
+            first: first.to_string(),
+        }),
+    }
+}
+
+/// [`refine`] given the module's Freeze timing and verified metrics.
+fn refine_with(
+    module: &Module,
+    freeze: &Timing,
+    freeze_metrics: Metrics,
+    options: &CpeOptions,
+) -> Result<Refinement, CpeError> {
+    let clock = Instant::now();
+    // All the work happens on the σ-relabeled copy, where op ids are Freeze positions.
+    let canon = Canonical::of(module);
+    let c = &canon.module;
+    let graph = constraints::constraint_graph(c);
+    let footprint = Footprint::of(c, false);
+    let position: Vec<usize> = (0..c.ops.len()).collect();
+    let mut order = PipeOrder::of_sigma(&graph, &c.schedule);
+    let mut times = evaluate(&graph, Some(&order))?;
+    let mut metrics = freeze_metrics.clone();
+    metrics.phase = Phase::Refined.to_string();
+    let mut best = Incumbent {
+        result: Refinement {
+            module: Module {
+                phase: Phase::Refined,
+                ..module.clone()
+            },
+            metrics,
+            stats: CpeStats {
+                freeze_makespan: freeze_metrics.makespan,
+                final_makespan: freeze_metrics.makespan,
+                ..CpeStats::default()
+            },
+        },
+        sigma: c.schedule.clone(),
+    };
+    // Offers a pipe order with its σ (by default a linear extension close to the incumbent's):
+    // on acceptance it becomes the incumbent.
+    let offer = |order: &PipeOrder, sigma: Option<&[OpId]>, best: &mut Incumbent| -> bool {
+        let sigma = match sigma {
+            Some(sigma) => sigma.to_vec(),
+            None => {
+                let rank = ranks(&best.sigma);
+                match sigma::linear_extension(&graph, &footprint, order, &rank) {
+                    Ok(sigma) => sigma,
+                    Err(_) => return false,
+                }
+            }
+        };
+        let candidate = Module {
+            schedule: canon.to_original(&sigma),
+            ..best.result.module.clone()
+        };
+        let incumbent = best.result.metrics.makespan;
+        match accept::accept(module, &freeze_metrics, &candidate, incumbent) {
+            Ok(metrics) => {
+                best.result.stats.final_makespan = metrics.makespan;
+                best.result.module = candidate;
+                best.result.metrics = metrics;
+                best.sigma = sigma;
+                true
+            }
+            Err(why) => {
+                tracing::debug!(%why, "cpe: candidate rejected");
+                false
+            }
+        }
+    };
+
+    if options.seed {
+        let slack = canon.per_op(&freeze.slack);
+        let input = justify::SeedInput {
+            module: c,
+            footprint: &footprint,
+            slack: &slack,
+            position: &position,
+            budget: freeze_metrics.physical_peak,
+        };
+        if let Some(seeded) = justify::justified_seed(&graph, &input, options.justify)? {
+            best.result.stats.seed_makespan = seeded.times.makespan;
+            if seeded.times.makespan < times.makespan
+                && offer(&seeded.order, Some(&seeded.sigma), &mut best)
+            {
+                best.result.stats.seed_accepted = true;
+                order = seeded.order;
+                times = seeded.times;
+            }
+        }
+    }
+    let bounds = search::Bounds {
+        passes: options.passes,
+        candidates: options.candidates,
+        radius: options.radius,
+    };
+    best.result.stats.moves = search::local_search(&graph, &mut order, &mut times, bounds, |o| {
+        offer(o, None, &mut best)
+    });
+    best.result.stats.time = clock.elapsed();
+    Ok(best.result)
+}
+
+/// The result so far and its σ on the relabeled copy.
+struct Incumbent {
+    result: Refinement,
+    sigma: Vec<OpId>,
+}
+
+/// Every op's position in `sigma`, indexed by op id (σ lists every op once).
+fn ranks(sigma: &[OpId]) -> Vec<usize> {
+    let mut rank = vec![0; sigma.len()];
+    for (i, v) in sigma.iter().enumerate() {
+        rank[v.index()] = i;
+    }
+    rank
+}

@@ -1,0 +1,173 @@
+//! The fixed graph G_fixed of a planned module as compressed adjacency: one node per op of the
+//! arena and a *timed* edge for every dependency (precedence, spill and reuse alike, DESIGN §1.3).
+//! A caller may add *order-only* edges: constraints on σ that the timing does not see (CPE adds
+//! residency containment and the order of memory events). Both kinds bound every topological
+//! order; only timed edges delay a start. Each op keeps its cycles and its pipe.
+//!
+//! Invariants: each adjacency list holds an edge once (duplicates and self-loops are dropped, and
+//! an order-only edge that duplicates a timed one is dropped; edges naming an op outside the arena
+//! are ignored — the structural verifier reports them), sorted by op id, so everything computed
+//! over the graph is deterministic. Acyclicity is not assumed here: [`super::evaluate`] detects
+//! cycles. O(V + E) time and space after an O(E log E) sort of the edge lists.
+
+use lattice_lir::{Module, OpId, PipeId};
+
+/// Compressed adjacency of one edge kind, both directions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Adjacency {
+    pred_first: Vec<usize>,
+    preds: Vec<OpId>,
+    succ_first: Vec<usize>,
+    succs: Vec<OpId>,
+}
+
+impl Adjacency {
+    /// From sorted, deduplicated `(from, to)` pairs.
+    fn new(n: usize, mut edges: Vec<(OpId, OpId)>) -> Self {
+        let (succ_first, succs) = compress(n, edges.iter().copied());
+        edges.sort_unstable_by_key(|&(a, b)| (b, a));
+        let (pred_first, preds) = compress(n, edges.iter().map(|&(a, b)| (b, a)));
+        Adjacency {
+            pred_first,
+            preds,
+            succ_first,
+            succs,
+        }
+    }
+
+    fn preds(&self, v: OpId) -> &[OpId] {
+        &self.preds[self.pred_first[v.index()]..self.pred_first[v.index() + 1]]
+    }
+
+    fn succs(&self, v: OpId) -> &[OpId] {
+        &self.succs[self.succ_first[v.index()]..self.succ_first[v.index() + 1]]
+    }
+}
+
+/// G_fixed with every op's duration and pipe, and optional order-only edges.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FixedGraph {
+    timed: Adjacency,
+    order_only: Adjacency,
+    cycles: Vec<u64>,
+    pipe: Vec<Option<PipeId>>,
+    pipes: usize,
+}
+
+impl FixedGraph {
+    /// The dependencies of `module`, as §1.3 times them.
+    pub fn of(module: &Module) -> Self {
+        Self::with_order_edges(module, Vec::new())
+    }
+
+    /// The dependencies of `module` plus order-only edges `(from, to)`.
+    pub fn with_order_edges(module: &Module, mut extra: Vec<(OpId, OpId)>) -> Self {
+        let n = module.ops.len();
+        let mut edges: Vec<(OpId, OpId)> = Vec::with_capacity(module.dep_count());
+        for (i, op) in module.ops.iter().enumerate() {
+            edges.extend(op.deps.iter().map(|d| (d.op, OpId::new(i))));
+        }
+        let keep = |&(a, b): &(OpId, OpId)| a != b && a.index() < n && b.index() < n;
+        edges.retain(keep);
+        edges.sort_unstable();
+        edges.dedup();
+        extra.retain(|e| keep(e) && edges.binary_search(e).is_err());
+        extra.sort_unstable();
+        extra.dedup();
+        FixedGraph {
+            timed: Adjacency::new(n, edges),
+            order_only: Adjacency::new(n, extra),
+            cycles: module.ops.iter().map(|op| op.kind.cycles()).collect(),
+            pipe: module.ops.iter().map(|op| op.kind.pipe()).collect(),
+            pipes: module.target.pipes.len(),
+        }
+    }
+
+    /// The same graph with every edge turned around (pipes and cycles kept): scheduling it
+    /// forwards schedules the original backwards. O(1) beyond the copy.
+    pub fn reversed(&self) -> Self {
+        let flip = |a: &Adjacency| Adjacency {
+            pred_first: a.succ_first.clone(),
+            preds: a.succs.clone(),
+            succ_first: a.pred_first.clone(),
+            succs: a.preds.clone(),
+        };
+        FixedGraph {
+            timed: flip(&self.timed),
+            order_only: flip(&self.order_only),
+            cycles: self.cycles.clone(),
+            pipe: self.pipe.clone(),
+            pipes: self.pipes,
+        }
+    }
+
+    /// Number of nodes (ops in the arena).
+    pub fn len(&self) -> usize {
+        self.cycles.len()
+    }
+
+    /// Whether the graph has no node.
+    pub fn is_empty(&self) -> bool {
+        self.cycles.is_empty()
+    }
+
+    /// Number of edges of both kinds.
+    pub fn edge_count(&self) -> usize {
+        self.timed.succs.len() + self.order_only.succs.len()
+    }
+
+    /// Number of pipes of the target.
+    pub fn pipe_count(&self) -> usize {
+        self.pipes
+    }
+
+    /// The ops whose end `v` waits for (timed edges), by id.
+    pub fn preds(&self, v: OpId) -> &[OpId] {
+        self.timed.preds(v)
+    }
+
+    /// The ops waiting for the end of `v` (timed edges), by id.
+    pub fn succs(&self, v: OpId) -> &[OpId] {
+        self.timed.succs(v)
+    }
+
+    /// The ops σ must list before `v` without `v` waiting for them in time, by id.
+    pub fn order_preds(&self, v: OpId) -> &[OpId] {
+        self.order_only.preds(v)
+    }
+
+    /// The ops σ must list after `v` without waiting for it in time, by id.
+    pub fn order_succs(&self, v: OpId) -> &[OpId] {
+        self.order_only.succs(v)
+    }
+
+    /// Whether an edge of either kind leads from `from` to `to`. O(log degree).
+    pub fn has_edge(&self, from: OpId, to: OpId) -> bool {
+        self.preds(to).binary_search(&from).is_ok()
+            || self.order_preds(to).binary_search(&from).is_ok()
+    }
+
+    /// How long `v` runs.
+    pub fn cycles(&self, v: OpId) -> u64 {
+        self.cycles[v.index()]
+    }
+
+    /// The pipe `v` occupies (none for ALLOC and FREE).
+    pub fn pipe(&self, v: OpId) -> Option<PipeId> {
+        self.pipe[v.index()]
+    }
+}
+
+/// CSR of `(node, neighbour)` pairs sorted by node.
+fn compress(n: usize, pairs: impl Iterator<Item = (OpId, OpId)>) -> (Vec<usize>, Vec<OpId>) {
+    let mut first = vec![0usize; n + 1];
+    let mut list = Vec::new();
+    for (node, other) in pairs {
+        first[node.index() + 1] += 1;
+        list.push(other);
+    }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    (first, list)
+}
