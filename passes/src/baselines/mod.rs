@@ -1,10 +1,10 @@
 //! The baselines of the paper's evaluation, command-level, as specified in
-//! `shared/reference/baselines.md` (cited by section in every file; its [SRC] rules are taken from
-//! the named sources, its [ADAPT] rules are this project's adaptation, and each file says which is
+//! `shared/reference/baselines.md` (cited by section in every file; its \[SRC\] rules are taken from
+//! the named sources, its \[ADAPT\] rules are this project's adaptation, and each file says which is
 //! which). Passes: `hmcos`, `magis`, `eda` (placeholders) reorder σ and leave planning to `dlr`;
 //! `cosma` orders and plans; `base` is `order{policy=stable},dlr{victim=lru}` in one flag.
 //!
-//! Layout, one concept per file: [`projection`](self) — A0, the op graph with lazy ALLOC and eager
+//! Layout, one concept per file: `projection` — A0, the op graph with lazy ALLOC and eager
 //! FREE, expanded back to σ by the order module's Kahn engine; `model` — which bytes a command
 //! allocates and frees; `cost` — the scalarisation of per-tier vectors (§1.3); `frontier_dp` — E2,
 //! shared by HMCOS, MAGIS and COSMA; `window` — E3, shared by MAGIS and COSMA; `hierarchy` and

@@ -63,6 +63,11 @@ impl Pass for Hmcos {
             "frontier DPs that hit max-states (result not proven optimal)",
             stats.beam_hits,
         );
+        cx.statistic(
+            "fallback",
+            "1 when every DP broke the budget and the Base order was kept",
+            stats.fallback,
+        );
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
-//! The baselines end to end, and their summary table (`lattice-bench baselines --cases DIR`):
+//! The baselines end to end, and their summary tables (`lattice-bench baselines --cases DIR`):
 //! every baseline as the pipeline a user runs (`base`, `hmcos,dlr`, `magis,dlr`, `cosma`,
 //! `eda,dlr`, each with default options), and for every case and baseline the replayed logical
-//! peak, per-tier peaks of L1-like tiers, spills, traffic and makespan as Markdown.
+//! peak, spills, traffic and makespan as Markdown.
 //!
 //! The order-only baselines are planned by `dlr` with its defaults (the common backend); Base by
 //! DLR with LRU victims. Numbers come from the independent replay ([`crate::verify::replay`]), so
@@ -121,31 +121,30 @@ pub fn run_baseline(module: &Module, baseline: Baseline) -> Result<Module, Basel
     }
 }
 
-/// The Markdown table of every baseline on every case.
+/// Two Markdown tables of every baseline on every case: a compact one (logical peak / extra
+/// traffic, one row per case, one column per baseline), then the details (one row per case and
+/// baseline: the pipeline, logical peak against Base, spills, traffic, makespan).
 pub fn baseline_table(cases: &[Module]) -> Result<String, BaselineError> {
-    let mut out = String::from(
+    let mut compact = String::from("| case |");
+    for baseline in Baseline::TABLE {
+        let _ = write!(compact, " {} |", baseline.label());
+    }
+    compact.push_str("\n|---|");
+    compact.push_str(&"---:|".repeat(Baseline::TABLE.len()));
+    compact.push('\n');
+    let mut details = String::from(
         "| case | baseline | pipeline | logical peak | vs Base | spills | traffic | makespan |\n\
          |---|---|---|---:|---:|---:|---:|---:|\n",
     );
     for module in cases {
         let mut base_peak = None;
+        let _ = write!(compact, "| {} |", module.name);
         for baseline in Baseline::TABLE {
-            let planned = run_baseline(module, baseline)?;
-            let Replay {
-                violations,
-                metrics,
-            } = replay(&planned, &ReplayOptions::default());
-            if let Some(v) = violations.first() {
-                return Err(BaselineError {
-                    case: module.name.clone(),
-                    baseline: baseline.label(),
-                    message: format!("the plan does not verify: {v:?}"),
-                });
-            }
-            let m: &Metrics = &metrics;
+            let m = verified_metrics(module, baseline)?;
             let base = *base_peak.get_or_insert(m.logical_peak);
+            let _ = write!(compact, " {} / {} |", m.logical_peak, m.extra_traffic);
             let _ = writeln!(
-                out,
+                details,
                 "| {} | {} | `{}` | {} | {} | {} | {} | {} |",
                 module.name,
                 baseline.label(),
@@ -157,8 +156,26 @@ pub fn baseline_table(cases: &[Module]) -> Result<String, BaselineError> {
                 m.makespan
             );
         }
+        compact.push('\n');
     }
-    Ok(out)
+    Ok(format!("{compact}\n{details}"))
+}
+
+/// The replayed metrics of `baseline` on `module`; an error unless the plan verifies.
+fn verified_metrics(module: &Module, baseline: Baseline) -> Result<Metrics, BaselineError> {
+    let planned = run_baseline(module, baseline)?;
+    let Replay {
+        violations,
+        metrics,
+    } = replay(&planned, &ReplayOptions::default());
+    match violations.first() {
+        None => Ok(metrics),
+        Some(v) => Err(BaselineError {
+            case: module.name.clone(),
+            baseline: baseline.label(),
+            message: format!("the plan does not verify: {v:?}"),
+        }),
+    }
 }
 
 /// `value / base` with two decimals (`-` when base is zero).

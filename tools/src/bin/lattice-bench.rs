@@ -6,7 +6,10 @@
 //! - `dlr`: DLR's results (every case × {mpas, stable} × {cost, lru} victims: spills, drops,
 //!   traffic, physical peak; `lattice_passes::dlr::report::results_table`);
 //! - `cpe`: CPE's results (every case after MPAS and DLR: Freeze, seed and CPE makespans, the
-//!   lower bound, CPE/Freeze and their geomean; `lattice_passes::cpe::report::results_table`).
+//!   lower bound, CPE/Freeze and their geomean; `lattice_passes::cpe::report::results_table`);
+//! - `baselines`: every baseline on every case (Base, HMCOS, MAGIS, COSMA, the EDA placeholder:
+//!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
+//!   the independent replay; `lattice_passes::baselines::baseline_table`).
 //!
 //! The work is the library's; this file parses arguments, reads the cases and renders errors.
 //! Deterministic. Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
@@ -18,6 +21,7 @@ use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
 use lattice_lir::{Module, Phase};
 use lattice_passes::analysis::bottom_levels;
+use lattice_passes::baselines::baseline_table;
 use lattice_passes::cpe::report::results_table as cpe_table;
 use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
@@ -31,7 +35,7 @@ const TOOL: &str = "lattice-bench";
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -58,6 +62,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
     },
+    /// Baselines: logical peak, spills, traffic and makespan of every baseline on every case.
+    Baselines {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -67,6 +77,8 @@ fn main() -> ExitCode {
         Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
         Command::Cpe { cases } => read_cases(&cases)
             .and_then(|m| cpe_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Baselines { cases } => read_cases(&cases)
+            .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
     };
     match result {
         Ok(table) => {
