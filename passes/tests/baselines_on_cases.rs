@@ -7,37 +7,11 @@
 
 mod common;
 
-use common::check_plan;
-use lattice_lir::contest::{import_graph, ImportOptions};
-use lattice_lir::{verify_module, Module, Phase};
+use common::{cases, check_plan};
+use lattice_lir::{verify_module, Phase};
 use lattice_passes::baselines::{base, cosma, run_baseline, Baseline, CosmaOptions, EdaTraversal};
 use lattice_passes::dlr::{plan, DlrOptions, Victim};
 use lattice_passes::order::stable_order;
-use std::path::Path;
-
-fn cases() -> Vec<Module> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cases");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (shared/ must sit beside the checkout)",
-                dir.display()
-            )
-        })
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no cases in {}", dir.display());
-    paths
-        .iter()
-        .map(|path| {
-            let name = path.file_stem().unwrap().to_string_lossy();
-            let text = std::fs::read_to_string(path).unwrap();
-            import_graph(&text, &name, &ImportOptions::default()).unwrap()
-        })
-        .collect()
-}
 
 /// `baseline` on every case: a planned module that passes the structural verifier and the
 /// replay, the same on a second run.

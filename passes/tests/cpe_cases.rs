@@ -8,9 +8,11 @@
 //! verifier's replay (two separate implementations of §1.3) agree on both makespans. Prints the
 //! per-case makespans (`cargo test -- --nocapture`). A missing `shared/` is a failure.
 
-use lattice_lir::contest::{
-    export_trio, import_graph, import_solution, ImportOptions, SolutionFile,
-};
+mod common;
+
+use common::cases;
+
+use lattice_lir::contest::{export_trio, import_solution, SolutionFile};
 use lattice_lir::plan_deps::derive_plan_deps;
 use lattice_lir::{Dep, Module, Phase};
 use lattice_passes::analysis::bottom_levels;
@@ -19,31 +21,6 @@ use lattice_passes::dlr::{plan, DlrOptions};
 use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::timing::{evaluate, FixedGraph, PipeOrder};
 use lattice_passes::verify::{replay, ReplayOptions};
-use std::path::Path;
-
-fn cases() -> Vec<Module> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cases");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (shared/ must sit beside the checkout)",
-                dir.display()
-            )
-        })
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no cases in {}", dir.display());
-    paths
-        .iter()
-        .map(|path| {
-            let name = path.file_stem().unwrap().to_string_lossy();
-            let text = std::fs::read_to_string(path).unwrap();
-            import_graph(&text, &name, &ImportOptions::default()).unwrap()
-        })
-        .collect()
-}
 
 /// `--mpas --dlr` on an imported case.
 fn planned(graph: &Module) -> Module {
