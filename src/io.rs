@@ -2,7 +2,9 @@
 //!
 //! `-` means standard input or output. Files are written atomically: the bytes go to a temporary
 //! file in the destination's directory, which is renamed over the destination only once complete,
-//! so a failing run never leaves a partial or truncated output and never touches its input.
+//! so a failing run never leaves a partial or truncated output and never touches its input. A
+//! destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is written
+//! in place instead: renaming over it would replace the device with a regular file.
 
 use std::fs;
 use std::io::{self, Read, Write};
@@ -46,6 +48,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
             .and_then(|()| out.flush())
             .map_err(located(path));
     }
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut out = fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(located(path))?;
+        return out
+            .write_all(bytes)
+            .and_then(|()| out.flush())
+            .map_err(located(path));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -64,4 +76,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
         let _ = fs::remove_file(&tmp);
     }
     result.map_err(located(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_to_a_device_keeps_the_device() {
+        let null = Path::new("/dev/null");
+        let before = fs::metadata(null).unwrap().file_type();
+        write_atomic(null, b"discarded").unwrap();
+        assert_eq!(fs::metadata(null).unwrap().file_type(), before);
+        assert!(!fs::metadata(null).unwrap().is_file());
+    }
 }

@@ -15,9 +15,8 @@
 //! pinned operands of the command still split the room, they are spilled too (compaction): the
 //! tier is then empty, the block goes to offset 0, and the command reloads its operands into the
 //! one hole left, side by side — so the request fails only when the command's operands in the
-//! tier exceed its capacity. With `l0_exclusive`, a
-//! staging tier first flushes all its unpinned residents (eager flushing), so its residencies never
-//! overlap in σ. Invariants at every step: residents of a tier are pairwise disjoint in address and
+//! tier exceed its capacity. With `l0_exclusive`, a staging tier first flushes all its unpinned
+//! residents (eager flushing), so its residencies never overlap in σ. Invariants at every step: residents of a tier are pairwise disjoint in address and
 //! lie in their tier; the free list is the complement of the residents.
 //!
 //! Complexity: O(V log V) for placement plus O(R) per eviction round (R residents of the tier).
