@@ -2,8 +2,8 @@
 //! deterministic greedy standing in for the paper's fixed-schedule ILP, Eq. 8–12 [SRC via the
 //! secondary source named there]). Walks a scheduled σ once and binds every residency to an
 //! address, inserting SPILL_OUT/SPILL_IN pairs where a tier is full; the result is a `planned`
-//! module with the same memory-plan contract DLR writes (spill ops from
-//! [`lattice_lir::spill::spill_ops`], dependencies from [`derive_plan_deps`]).
+//! module with the same memory-plan contract DLR writes, through the same
+//! [`lattice_lir::spill::materialize`].
 //!
 //! Per op v the required set is its operands (Eq. 5). A buffer is created at its ALLOC (A0 puts
 //! it just before its first user, whose operands are pinned with it) and retrieved just before
@@ -24,8 +24,8 @@
 //! disjoint and inside the capacity; every use lies in a residency; each SPILL_OUT's buffer is
 //! retrieved before its next use. Deterministic. O(V log V + misses · R).
 
-use lattice_lir::plan_deps::derive_plan_deps;
-use lattice_lir::{spill, BufferId, Module, OpId, OpKind, Phase};
+use lattice_lir::spill::{self, PlanStep};
+use lattice_lir::{BufferId, Module, OpId, OpKind, Phase};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Why COSMA's placement failed.
@@ -91,13 +91,6 @@ enum State {
     Freed,
 }
 
-#[derive(Clone, Copy)]
-enum Event {
-    Op(OpId),
-    Out(usize),
-    In(usize),
-}
-
 struct Placer<'m> {
     m: &'m Module,
     align: u64,
@@ -111,7 +104,7 @@ struct Placer<'m> {
     /// Operands of the op being served are pinned: stamp = its position.
     pin: Vec<usize>,
     spills: Vec<(BufferId, u64)>,
-    events: Vec<Event>,
+    events: Vec<PlanStep>,
     alloc_offsets: Vec<Option<u64>>,
     resident_bytes: u64,
     stats: PlaceStats,
@@ -174,7 +167,7 @@ pub fn place(module: &Module, align: u64) -> Result<(Module, PlaceStats), PlaceE
                 p.pin[buffer.index()] = q;
                 let offset = p.place(*buffer, q, anchor.unwrap_or(id))?;
                 p.alloc_offsets[buffer.index()] = Some(offset);
-                p.events.push(Event::Op(id));
+                p.events.push(PlanStep::Op(id));
             }
             OpKind::Compute { operands, .. } => {
                 for &b in operands {
@@ -192,7 +185,7 @@ pub fn place(module: &Module, align: u64) -> Result<(Module, PlaceStats), PlaceE
                         *next += 1;
                     }
                 }
-                p.events.push(Event::Op(id));
+                p.events.push(PlanStep::Op(id));
             }
             OpKind::Free { buffer } => {
                 // Victims always have a later use, so a buffer is resident at its FREE; a
@@ -205,7 +198,7 @@ pub fn place(module: &Module, align: u64) -> Result<(Module, PlaceStats), PlaceE
                     p.release(*buffer, offset);
                 }
                 p.state[buffer.index()] = State::Freed;
-                p.events.push(Event::Op(id));
+                p.events.push(PlanStep::Op(id));
             }
             OpKind::SpillOut { .. } | OpKind::SpillIn { .. } => {}
         }
@@ -255,7 +248,7 @@ impl Placer<'_> {
         let offset = self.place(b, q, at)?;
         self.spills[k].1 = offset;
         self.stats.reloads += 1;
-        self.events.push(Event::In(k));
+        self.events.push(PlanStep::In(k));
         Ok(())
     }
 
@@ -411,7 +404,7 @@ impl Placer<'_> {
         let k = self.spills.len();
         self.spills.push((v, 0));
         self.state[v.index()] = State::Spilled(k);
-        self.events.push(Event::Out(k));
+        self.events.push(PlanStep::Out(k));
         self.stats.spills += 1;
         if buf.backed {
             self.stats.drops += 1;
@@ -423,42 +416,13 @@ impl Placer<'_> {
 
     /// The planned module: offsets, spill ops named N+2k / N+2k+1, σ, derived dependencies.
     fn finish(self) -> Result<(Module, PlaceStats), PlaceError> {
-        let mut out = self.m.clone();
-        for op in &mut out.ops {
-            if let OpKind::Alloc { buffer, offset } = &mut op.kind {
-                *offset = Some(self.alloc_offsets[buffer.index()].unwrap_or(0));
-            }
-        }
-        let n = out
-            .ops
-            .iter()
-            .map(|op| u64::from(op.name) + 1)
-            .max()
-            .unwrap_or(0)
-            .max(out.original_op_count() as u64);
-        let name = |id: u64| {
-            u32::try_from(id).map_err(|_| PlaceError {
+        let offsets: Vec<u64> = self.alloc_offsets.iter().map(|o| o.unwrap_or(0)).collect();
+        let out = spill::materialize(self.m, &offsets, &self.spills, &self.events).map_err(
+            |spill::TooManySpills| PlaceError {
                 op: None,
                 kind: PlaceErrorKind::TooManySpills,
-            })
-        };
-        let mut ids = Vec::with_capacity(self.spills.len());
-        for (k, &(buffer, offset)) in self.spills.iter().enumerate() {
-            let base = n + 2 * k as u64;
-            let (o, i) = spill::spill_ops(&out, buffer, offset, name(base)?, name(base + 1)?);
-            ids.push((out.add_op(o), out.add_op(i)));
-        }
-        out.schedule = self
-            .events
-            .iter()
-            .map(|&e| match e {
-                Event::Op(id) => id,
-                Event::Out(k) => ids[k].0,
-                Event::In(k) => ids[k].1,
-            })
-            .collect();
-        out.phase = Phase::Planned;
-        derive_plan_deps(&mut out);
+            },
+        )?;
         Ok((out, self.stats))
     }
 }

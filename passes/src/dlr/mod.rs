@@ -5,9 +5,9 @@
 //!
 //! Stages, one file each: [`lifetimes`] moves ALLOCs later and FREEs earlier so residency spans
 //! first to last use; [`scan`] walks that σ with a [`free_list`] per tier and the [`victim`]
-//! ranking; [`plan`] turns the scan into ops (spill k named N+2k / N+2k+1, N the number of
-//! non-spill op names, as the contest numbers them) and derives the dependencies with
-//! [`derive_plan_deps`] (which also adds the L0 hand-offs under `l0_exclusive`). The pass wrapper
+//! ranking; [`plan`] writes the scan into the module with [`spill::materialize`] (spill k named
+//! N+2k / N+2k+1 as the contest numbers them; dependencies derived, including the L0 hand-offs
+//! under `l0_exclusive`). The pass wrapper
 //! is in [`pass`], the results table in [`report`].
 //!
 //! Invariants of the output: it passes the structural verifier; no two residencies of a tier that
@@ -23,10 +23,8 @@ mod scan;
 mod victim;
 
 use lattice::option_enum;
-use lattice_lir::plan_deps::derive_plan_deps;
 use lattice_lir::spill;
-use lattice_lir::{DepKind, Module, OpId, OpKind, Phase};
-use scan::Event;
+use lattice_lir::{BufferId, DepKind, Module, OpId, Phase};
 
 pub use pass::Dlr;
 
@@ -160,49 +158,17 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
     }
     let life = lifetimes::tighten(module);
     let scan = scan::scan(module, &life, options.victim)?;
-    let mut out = module.clone();
-    for op in &mut out.ops {
-        if let OpKind::Alloc { buffer, offset } = &mut op.kind {
-            *offset = Some(scan.alloc_offsets[buffer.index()]);
-        }
-    }
-    // N: the contest's node count, or past the largest name for hand-written modules.
-    let n = out
-        .ops
+    let spills: Vec<(BufferId, u64)> = scan
+        .spills
         .iter()
-        .map(|op| u64::from(op.name) + 1)
-        .max()
-        .unwrap_or(0)
-        .max(out.original_op_count() as u64);
-    let name = |id: u64| {
-        u32::try_from(id).map_err(|_| DlrError {
+        .map(|s| (s.buffer, s.reload_offset))
+        .collect();
+    let out = spill::materialize(module, &scan.alloc_offsets, &spills, &scan.events).map_err(
+        |spill::TooManySpills| DlrError {
             op: None,
             kind: DlrErrorKind::TooManySpills,
-        })
-    };
-    let mut spill_ops = Vec::with_capacity(scan.spills.len());
-    for (k, spill) in scan.spills.iter().enumerate() {
-        let base = n + 2 * k as u64;
-        let (spill_out, spill_in) = spill::spill_ops(
-            &out,
-            spill.buffer,
-            spill.reload_offset,
-            name(base)?,
-            name(base + 1)?,
-        );
-        spill_ops.push((out.add_op(spill_out), out.add_op(spill_in)));
-    }
-    out.schedule = scan
-        .events
-        .iter()
-        .map(|&e| match e {
-            Event::Op(id) => id,
-            Event::Out(k) => spill_ops[k].0,
-            Event::In(k) => spill_ops[k].1,
-        })
-        .collect();
-    out.phase = Phase::Planned;
-    derive_plan_deps(&mut out);
+        },
+    )?;
     let mut stats = scan.stats;
     stats.reuse_edges = out
         .ops

@@ -25,19 +25,9 @@ use super::free_list::FreeList;
 use super::lifetimes::{operands, Lifetimes};
 use super::victim::{compare, Candidate, Rule};
 use super::{DlrError, DlrErrorKind, DlrStats, Victim};
+use lattice_lir::spill::PlanStep;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 use std::collections::BTreeSet;
-
-/// One entry of the planned σ.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Event {
-    /// An op of the input.
-    Op(OpId),
-    /// The SPILL_OUT of spill `k`.
-    Out(usize),
-    /// The SPILL_IN of spill `k`.
-    In(usize),
-}
 
 /// One spill: the buffer and where its reload put it.
 #[derive(Clone, Copy, Debug)]
@@ -50,7 +40,7 @@ pub(crate) struct Spill {
 #[derive(Clone, Debug)]
 pub(crate) struct Scan {
     /// The planned σ.
-    pub(crate) events: Vec<Event>,
+    pub(crate) events: Vec<PlanStep>,
     /// Spills in spill order.
     pub(crate) spills: Vec<Spill>,
     /// ALLOC offset per buffer.
@@ -132,7 +122,7 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan,
                 let offset = s.place(buffer, q, stamp, group)?;
                 s.out.alloc_offsets[buffer.index()] = offset;
                 s.last_access[buffer.index()] = q;
-                s.out.events.push(Event::Op(id));
+                s.out.events.push(PlanStep::Op(id));
             }
             OpKind::Free { buffer } => {
                 if let State::Spilled(k) = s.state[buffer.index()] {
@@ -143,7 +133,7 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan,
                     s.release(buffer, offset);
                 }
                 s.state[buffer.index()] = State::Freed;
-                s.out.events.push(Event::Op(id));
+                s.out.events.push(PlanStep::Op(id));
             }
             OpKind::Compute { ref operands, .. } => {
                 for &b in operands {
@@ -175,7 +165,7 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan,
                         *next += 1;
                     }
                 }
-                s.out.events.push(Event::Op(id));
+                s.out.events.push(PlanStep::Op(id));
             }
             // A scheduled module has no spill ops (the caller checked the phase).
             OpKind::SpillOut { .. } | OpKind::SpillIn { .. } => {}
@@ -201,7 +191,7 @@ impl Scanner<'_> {
         self.out.spills[k].reload_offset = offset;
         self.out.stats.reloads += 1;
         self.last_access[b.index()] = now;
-        self.out.events.push(Event::In(k));
+        self.out.events.push(PlanStep::In(k));
         Ok(())
     }
 
@@ -384,7 +374,7 @@ impl Scanner<'_> {
             reload_offset: 0,
         });
         self.state[v.index()] = State::Spilled(k);
-        self.out.events.push(Event::Out(k));
+        self.out.events.push(PlanStep::Out(k));
         let stats = &mut self.out.stats;
         stats.spills += 1;
         if buf.backed {
