@@ -11,11 +11,19 @@
 //!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
 //!   the independent replay; `lattice_passes::baselines::baseline_table`).
 //!
+//! `scale` is the exception: it generates DAGs of growing size (`--nodes`, default 10K to 1M),
+//! times the pipeline stage by stage and reads each stage's peak heap from the counting
+//! allocator installed below (`lattice_tools::alloc_meter`), then writes `scale.md`,
+//! `scale.json` and `scale.svg` into `--out DIR` and prints the table (`lattice_tools::scale`).
+//! Its numbers are measurements, so they vary between runs. The full run, in release:
+//! `cargo run --release -p lattice-tools --bin lattice-bench -- scale --out target/scale`.
+//!
 //! The work is the library's; this file parses arguments, reads the cases and renders errors.
-//! Deterministic. Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
+//! Deterministic (except `scale`'s times and peaks). Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
 //! fails on, 2 bad usage.
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use lattice::io::read_text;
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
@@ -24,18 +32,25 @@ use lattice_passes::analysis::bottom_levels;
 use lattice_passes::baselines::baseline_table;
 use lattice_passes::cpe::report::results_table as cpe_table;
 use lattice_passes::dlr::report::{results_table, Row};
+use lattice_passes::generate::Shape;
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
+use lattice_tools::alloc_meter::Meter;
+use lattice_tools::scale::{self, ScaleSpec, DEFAULT_NODES};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const TOOL: &str = "lattice-bench";
+
+// Counts every allocation so `scale` can report each stage's peak heap.
+#[global_allocator]
+static METER: Meter = Meter;
 
 /// Runs the paper's experiments on contest cases and prints Markdown tables.
 #[derive(Parser, Debug)]
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench scale --out target/scale --nodes 10000,100000"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -68,6 +83,37 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
     },
+    /// Scaling: wall time and peak heap of each pipeline stage on generated DAGs of growing size
+    /// (writes scale.md, scale.json and scale.svg; build with --release for real numbers).
+    Scale {
+        /// Directory to write scale.md, scale.json and scale.svg into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Node counts of the generated DAGs, comma-separated, run in this order.
+        #[arg(
+            long,
+            value_name = "N,N,...",
+            value_delimiter = ',',
+            value_parser = node_count,
+            default_values_t = DEFAULT_NODES
+        )]
+        nodes: Vec<usize>,
+        /// Shape of the generated DAGs: matmul, attention, conv or random.
+        #[arg(long, default_value_t = Shape::Attention)]
+        shape: Shape,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// A `--nodes` entry: a positive whole number.
+fn node_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("a DAG needs at least one node".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("\"{text}\" is not a node count: {e}")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -79,6 +125,12 @@ fn main() -> ExitCode {
             .and_then(|m| cpe_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Baselines { cases } => read_cases(&cases)
             .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Scale {
+            out,
+            nodes,
+            shape,
+            seed,
+        } => run_scale(&out, ScaleSpec { shape, nodes, seed }),
     };
     match result {
         Ok(table) => {
@@ -145,4 +197,19 @@ fn dlr(cases: &[Module]) -> Result<String, String> {
         })
         .collect();
     results_table(&rows).map_err(|e| format!("{TOOL}: error: {e}\n"))
+}
+
+/// Runs `scale`, writes its files into `out` and returns the table.
+fn run_scale(out: &Path, spec: ScaleSpec) -> Result<String, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("{TOOL}: error: {e}\n");
+    // Fail before the long run, not after it.
+    std::fs::create_dir_all(out).map_err(|e| format!("{TOOL}: error: {}: {e}\n", out.display()))?;
+    // indicatif draws nothing when stderr is not a terminal (pipes, tests).
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} stages, {elapsed}")
+            .map_err(|e| fail(&e))?,
+    );
+    let report = scale::run(&spec, &bar).map_err(|e| fail(&e))?;
+    scale::write_outputs(out, &report).map_err(|e| fail(&e))?;
+    Ok(scale::markdown(&report))
 }

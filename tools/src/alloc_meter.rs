@@ -1,0 +1,83 @@
+//! A counting global allocator: [`Meter`] forwards to [`System`] and keeps the bytes currently
+//! allocated and their high-water mark, so `lattice-bench scale` can report the peak heap of
+//! each pipeline stage.
+//!
+//! Install it in a binary with `#[global_allocator] static METER: Meter = Meter;`, call
+//! [`reset_peak`] before a stage and read [`peak`] after it. Without that line the counters stay
+//! at 0. Invariants: `current` is the sum of the sizes of the live allocations made through the
+//! meter; `peak` ≥ `current` and never decreases except by [`reset_peak`]. Counts are process
+//! wide (every thread), with relaxed atomics: a peak read while other threads allocate is a
+//! snapshot. O(1) per allocation.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The counting allocator (a unit struct: the counters are global, like the heap).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Meter;
+
+fn grow(bytes: usize) {
+    let now = CURRENT.fetch_add(bytes, Relaxed) + bytes;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+fn shrink(bytes: usize) {
+    CURRENT.fetch_sub(bytes, Relaxed);
+}
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds `GlobalAlloc`'s
+// contract; the counters only observe sizes and never touch the memory.
+unsafe impl GlobalAlloc for Meter {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's guarantees for `layout` are `System::alloc`'s preconditions.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grow(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grow(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` (through this meter) with `layout`.
+        unsafe { System.dealloc(ptr, layout) };
+        shrink(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's guarantees are `System::realloc`'s preconditions.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            // Count the new block before releasing the old one: a moving realloc holds both.
+            grow(new_size);
+            shrink(layout.size());
+        }
+        p
+    }
+}
+
+/// Bytes allocated through the meter and not yet freed.
+pub fn current() -> usize {
+    CURRENT.load(Relaxed)
+}
+
+/// The most bytes allocated at once since the last [`reset_peak`] (or the start).
+pub fn peak() -> usize {
+    PEAK.load(Relaxed)
+}
+
+/// Starts a new measurement: the peak becomes the current allocation.
+pub fn reset_peak() {
+    PEAK.store(CURRENT.load(Relaxed), Relaxed);
+}
