@@ -114,7 +114,7 @@ pub struct Run {
     pub total_ms: f64,
     /// The highest stage peak.
     pub peak_bytes: u64,
-    /// The verified result: spill count, Freeze and final makespans.
+    /// SPILL_OUTs in the verified result.
     pub spills: u64,
     /// Makespan before CPE.
     pub freeze_makespan: u64,
