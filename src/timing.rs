@@ -115,7 +115,8 @@ impl Timing {
         }
     }
 
-    fn entries(&self) -> impl Iterator<Item = &TimingNode> {
+    /// The top-level entries in run order (for tools that aggregate times themselves).
+    pub fn entries(&self) -> impl Iterator<Item = &TimingNode> {
         self.stages.iter().flatten()
     }
 

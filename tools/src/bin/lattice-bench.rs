@@ -9,7 +9,9 @@
 //!   lower bound, CPE/Freeze and their geomean; `lattice_passes::cpe::report::results_table`);
 //! - `baselines`: every baseline on every case (Base, HMCOS, MAGIS, COSMA, the EDA placeholder:
 //!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
-//!   the independent replay; `lattice_passes::baselines::baseline_table`).
+//!   the independent replay; `lattice_passes::baselines::baseline_table`);
+//! - `paper`: the whole evaluation of the paper written to `--out DIR` (report.md, results.json,
+//!   timings.json, SVG figures; `lattice_tools::paper`), with a progress bar on a terminal.
 //!
 //! `scale` is the exception: it generates DAGs of growing size (`--nodes`, default 10K to 1M),
 //! times the pipeline stage by stage and reads each stage's peak heap from the counting
@@ -35,6 +37,7 @@ use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::generate::Shape;
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use lattice_tools::alloc_meter::Meter;
+use lattice_tools::paper::{reproduce, write, PaperError, PaperOptions};
 use lattice_tools::scale::{self, ScaleSpec, DEFAULT_NODES};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,7 +53,7 @@ static METER: Meter = Meter;
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench scale --out target/scale --nodes 10000,100000"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -105,6 +108,18 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// The paper's evaluation: end to end, stages, orders, Table III, compile time, figures.
+    Paper {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+        /// Directory to write report.md, results.json, timings.json and the figures into.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Worker threads (default: the machine's parallelism). Results do not depend on it.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+    },
 }
 
 /// A `--nodes` entry: a positive whole number.
@@ -131,6 +146,9 @@ fn main() -> ExitCode {
             shape,
             seed,
         } => run_scale(&out, ScaleSpec { shape, nodes, seed }),
+        Command::Paper { cases, out, jobs } => {
+            read_cases(&cases).and_then(|m| paper(&m, &cases, &out, jobs))
+        }
     };
     match result {
         Ok(table) => {
@@ -169,6 +187,37 @@ fn read_cases(dir: &Path) -> Result<Vec<Module>, String> {
         modules.push(module);
     }
     Ok(modules)
+}
+
+/// Runs the evaluation on `modules` (read from `cases`) and writes it to `out`; returns what to
+/// print: the files written.
+fn paper(
+    modules: &[Module],
+    cases: &Path,
+    out: &Path,
+    jobs: Option<u16>,
+) -> Result<String, String> {
+    let jobs = jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    let options = PaperOptions {
+        jobs,
+        progress: true,
+    };
+    let fail = |e: PaperError| format!("{TOOL}: error: {e}\n");
+    let results = reproduce(modules, options).map_err(fail)?;
+    let command = format!(
+        "lattice-bench paper --cases {} --out {}",
+        cases.display(),
+        out.display()
+    );
+    write(&results, out, &command).map_err(fail)?;
+    Ok(format!(
+        "{}: wrote report.md, results.json, timings.json and the figures for {} workload(s)\n",
+        out.display(),
+        results.len()
+    ))
 }
 
 /// DLR's results table over `cases`, each scheduled by `mpas` and by `stable`.
