@@ -10,7 +10,10 @@
 
 use super::axis::CategoryAxis;
 use super::cover::{cover, PixelRect};
-use super::{caption_font, drawing, format_value, label_font, name, render, titled, FigureError};
+use super::{
+    caption_font, drawing, fill_and_frame, format_value, label_font, name, render, titled,
+    FigureError,
+};
 use super::{draw_legend, Swatch, COMPUTE, LEGEND_WIDTH, TRANSFER};
 use plotters::prelude::*;
 use std::path::Path;
@@ -97,26 +100,16 @@ pub fn pipe_activity(
                 .map_err(drawing)?;
             let plot = chart.plotting_area().strip_coord_spec();
             let (w, h) = plot.dim_in_pixel();
-            for (transfer, color) in [(false, COMPUTE), (true, TRANSFER)] {
+            let layers = [(false, COMPUTE), (true, TRANSFER)].map(|(transfer, color)| {
                 let rects = panel
                     .intervals
                     .iter()
                     .zip(rows)
                     .filter(|(i, row)| i.end > i.start && is_transfer(&pipes[**row]) == transfer)
                     .map(|(i, &row)| pixels(i, row, n, horizon, w, h));
-                for r in cover(rects, w, h) {
-                    plot.draw(&Rectangle::new(
-                        [(r.x0, r.y0), (r.x1, r.y1)],
-                        color.filled(),
-                    ))
-                    .map_err(drawing)?;
-                }
-            }
-            plot.draw(&Rectangle::new(
-                [(0, 0), (w as i32, h as i32)],
-                BLACK.stroke_width(1),
-            ))
-            .map_err(drawing)?;
+                (cover(rects, w, h), color)
+            });
+            fill_and_frame(&plot, layers)?;
             let entries = [
                 ("compute".to_owned(), Swatch::Fill(COMPUTE)),
                 ("MTE (data movement)".to_owned(), Swatch::Fill(TRANSFER)),

@@ -7,10 +7,8 @@
 //! included. A series without values has a legend entry (`n=0`) and no line. Deterministic;
 //! O(values + buckets · series).
 
-use super::axis::CategoryAxis;
 use super::{
-    draw_legend, drawing, format_value, label_font, render, series_color, titled, FigureError,
-    Swatch, LEGEND_WIDTH,
+    category_chart, draw_legend, drawing, render, series_color, titled, FigureError, Swatch,
 };
 use plotters::prelude::*;
 use std::path::Path;
@@ -87,26 +85,9 @@ pub fn log2_distribution(
     };
     render(path, 520, |root| {
         let area = titled(root, title)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(16 + LEGEND_WIDTH)
-            .x_label_area_size(40)
-            .y_label_area_size(72)
-            .build_cartesian_2d(CategoryAxis::new(n), 0.0..top)
-            .map_err(drawing)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .light_line_style(TRANSPARENT)
-            .x_labels(n.min(MAX_LABELS))
-            .x_label_formatter(&|x| bucket_label(lo + x.floor() as usize))
-            .y_label_formatter(&|y| format_value(*y))
-            .x_desc(x_label)
-            .y_desc("share of values")
-            .label_style(label_font())
-            .axis_desc_style(label_font())
-            .draw()
-            .map_err(drawing)?;
+        let label = |x: &f64| bucket_label(lo + x.floor() as usize);
+        let descs = (Some(x_label), "share of values");
+        let mut chart = category_chart(&area, n, 0.0..top, n.min(MAX_LABELS), &label, descs)?;
         for (j, (first, share)) in shares.iter().enumerate() {
             let color = series_color(j);
             let points: Vec<(f64, f64)> = share

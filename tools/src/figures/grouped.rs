@@ -4,10 +4,9 @@
 //! The y axis starts at 0 (or below the lowest negative value) with headroom above the highest
 //! bar or the reference; `None` values leave a gap in their group. Deterministic; O(values).
 
-use super::axis::CategoryAxis;
 use super::{
-    bar_range, category_at, check_series, draw_legend, drawing, format_value, label_font, name,
-    render, series_color, titled, FigureError, Series, Swatch, LEGEND_WIDTH,
+    bar_range, category_at, category_chart, check_series, draw_legend, drawing, fill_legend, name,
+    render, series_color, titled, FigureError, Series,
 };
 use plotters::prelude::*;
 use std::path::Path;
@@ -41,25 +40,8 @@ pub fn grouped_bars(
     let n = categories.len();
     render(path, 520, |root| {
         let area = titled(root, title)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(16 + LEGEND_WIDTH)
-            .x_label_area_size(36)
-            .y_label_area_size(72)
-            .build_cartesian_2d(CategoryAxis::new(n), lo..hi)
-            .map_err(drawing)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .light_line_style(TRANSPARENT)
-            .x_labels(n)
-            .x_label_formatter(&|x| category_at(categories, *x))
-            .y_label_formatter(&|y| format_value(*y))
-            .y_desc(y_label)
-            .label_style(label_font())
-            .axis_desc_style(label_font())
-            .draw()
-            .map_err(drawing)?;
+        let label = |x: &f64| category_at(categories, *x);
+        let mut chart = category_chart(&area, n, lo..hi, n, &label, (None, y_label))?;
         let width = GROUP_WIDTH / series.len().max(1) as f64;
         for (j, s) in series.iter().enumerate() {
             let color = series_color(j);
@@ -79,11 +61,7 @@ pub fn grouped_bars(
             );
             chart.draw_series(line).map_err(drawing)?;
         }
-        let entries: Vec<_> = series
-            .iter()
-            .enumerate()
-            .map(|(j, s)| (s.name.clone(), Swatch::Fill(series_color(j))))
-            .collect();
+        let entries = fill_legend(series.iter().map(|s| s.name.as_str()));
         let plot = chart.plotting_area().strip_coord_spec();
         draw_legend(&area, &plot, &entries)?;
         Ok(())

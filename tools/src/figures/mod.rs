@@ -36,10 +36,13 @@ pub use lines::{log_log, Line};
 pub use residency::{residency_map, Block, ResidencyPanel};
 pub use stacked::stacked_bars;
 
+use axis::CategoryAxis;
 use lattice::io::{write_atomic, IoError};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
 use std::path::Path;
 
 /// One named row of values, one per category; `None` draws nothing there.
@@ -245,6 +248,74 @@ pub(crate) fn draw_legend(
             .map_err(drawing)?;
     }
     Ok(())
+}
+
+/// A legend of filled swatches, one per name in series order.
+pub(crate) fn fill_legend<'n>(names: impl Iterator<Item = &'n str>) -> Vec<(String, Swatch)> {
+    names
+        .enumerate()
+        .map(|(j, name)| (name.to_owned(), Swatch::Fill(series_color(j))))
+        .collect()
+}
+
+/// A chart over `n` category slots along x and `y` up, with the legend strip kept free.
+pub(crate) type CategoryChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<CategoryAxis, RangedCoordf64>>;
+
+/// The category chart of every bar figure and the distribution, its mesh drawn: no vertical
+/// lines, x labels from `x_label` (at most `labels` of them), y labels by [`format_value`].
+pub(crate) fn category_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    n: usize,
+    y: Range<f64>,
+    labels: usize,
+    x_label: &dyn Fn(&f64) -> String,
+    (x_desc, y_desc): (Option<&str>, &str),
+) -> Result<CategoryChart<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(16)
+        .margin_right(16 + LEGEND_WIDTH)
+        .x_label_area_size(if x_desc.is_some() { 40 } else { 36 })
+        .y_label_area_size(72)
+        .build_cartesian_2d(CategoryAxis::new(n), y)
+        .map_err(drawing)?;
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_labels(labels)
+        .x_label_formatter(x_label)
+        .y_label_formatter(&|y| format_value(*y))
+        .y_desc(y_desc)
+        .label_style(label_font())
+        .axis_desc_style(label_font());
+    if let Some(desc) = x_desc {
+        mesh.x_desc(desc);
+    }
+    mesh.draw().map_err(drawing)?;
+    Ok(chart)
+}
+
+/// Fills the pixel rectangles `rects` of `plot` (already merged by [`cover::cover`]) with
+/// `color`, then frames the whole plot.
+pub(crate) fn fill_and_frame(
+    plot: &Area<'_>,
+    layers: impl IntoIterator<Item = (Vec<cover::PixelRect>, RGBColor)>,
+) -> Result<(), String> {
+    for (rects, color) in layers {
+        for r in rects {
+            plot.draw(&Rectangle::new(
+                [(r.x0, r.y0), (r.x1, r.y1)],
+                color.filled(),
+            ))
+            .map_err(drawing)?;
+        }
+    }
+    let (w, h) = plot.dim_in_pixel();
+    plot.draw(&Rectangle::new(
+        [(0, 0), (w as i32, h as i32)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(drawing)
 }
 
 /// The path as a message names it.

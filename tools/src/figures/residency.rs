@@ -10,7 +10,10 @@
 
 use super::cover::{cover, PixelRect};
 use super::RESIDENT;
-use super::{caption_font, drawing, format_value, label_font, name, render, titled, FigureError};
+use super::{
+    caption_font, drawing, fill_and_frame, format_value, label_font, name, render, titled,
+    FigureError,
+};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -87,18 +90,7 @@ pub fn residency_map(
             let plot = chart.plotting_area().strip_coord_spec();
             let (w, h) = plot.dim_in_pixel();
             let rects = cover(panel.blocks.iter().map(|b| pixels(panel, b, w, h)), w, h);
-            for r in rects {
-                plot.draw(&Rectangle::new(
-                    [(r.x0, r.y0), (r.x1, r.y1)],
-                    RESIDENT.filled(),
-                ))
-                .map_err(drawing)?;
-            }
-            plot.draw(&Rectangle::new(
-                [(0, 0), (w as i32, h as i32)],
-                BLACK.stroke_width(1),
-            ))
-            .map_err(drawing)?;
+            fill_and_frame(&plot, [(rects, RESIDENT)])?;
         }
         Ok(())
     })

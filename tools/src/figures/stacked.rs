@@ -4,10 +4,9 @@
 //! Layers must not be negative (a stack of signed parts has no honest picture); `None` counts
 //! as an absent layer. Deterministic; O(values).
 
-use super::axis::CategoryAxis;
 use super::{
-    bar_range, category_at, check_series, draw_legend, drawing, format_value, label_font, name,
-    render, series_color, titled, FigureError, Series, Swatch, LEGEND_WIDTH,
+    bar_range, category_at, category_chart, check_series, draw_legend, drawing, fill_legend,
+    format_value, label_font, name, render, series_color, titled, FigureError, Series,
 };
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -42,25 +41,8 @@ pub fn stacked_bars(
     let (lo, hi) = bar_range(totals.iter().copied());
     render(path, 520, |root| {
         let area = titled(root, title)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(16 + LEGEND_WIDTH)
-            .x_label_area_size(36)
-            .y_label_area_size(72)
-            .build_cartesian_2d(CategoryAxis::new(n), lo..hi)
-            .map_err(drawing)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .light_line_style(TRANSPARENT)
-            .x_labels(n)
-            .x_label_formatter(&|x| category_at(categories, *x))
-            .y_label_formatter(&|y| format_value(*y))
-            .y_desc(y_label)
-            .label_style(label_font())
-            .axis_desc_style(label_font())
-            .draw()
-            .map_err(drawing)?;
+        let label = |x: &f64| category_at(categories, *x);
+        let mut chart = category_chart(&area, n, lo..hi, n, &label, (None, y_label))?;
         let mut base = vec![0.0; n];
         let left = (1.0 - BAR_WIDTH) / 2.0;
         for (j, layer) in layers.iter().enumerate() {
@@ -89,12 +71,8 @@ pub fn stacked_bars(
             }))
             .map_err(drawing)?;
         // Top-down like the stack itself.
-        let entries: Vec<_> = layers
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(j, s)| (s.name.clone(), Swatch::Fill(series_color(j))))
-            .collect();
+        let mut entries = fill_legend(layers.iter().map(|s| s.name.as_str()));
+        entries.reverse();
         let plot = chart.plotting_area().strip_coord_spec();
         draw_legend(&area, &plot, &entries)?;
         Ok(())
