@@ -177,16 +177,42 @@ pub fn draw(results: &[CaseResult], r: &Results, out: &Path) -> Result<Vec<Figur
     let metrics: Vec<String> = Metric::ALL.iter().map(|m| m.label().to_string()).collect();
     let workloads: Vec<String> = results.iter().map(|c| c.workload.name.clone()).collect();
 
-    let file = "end-to-end.svg".to_string();
-    let drawn = grouped_bars(
-        &out.join(&file),
-        "End to end: geometric mean normalized to Base (lower is better)",
-        "ratio to Base",
-        &metrics,
-        &normalized(&r.end_to_end, 0),
-        Some(1.0),
-    );
-    add(file, "end-to-end metrics normalized to Base".into(), drawn)?;
+    // The three studies drawn as geometric means normalized to their first configuration.
+    let normalized_studies = [
+        (
+            "end-to-end.svg",
+            "End to end: geometric mean normalized to Base (lower is better)",
+            "ratio to Base",
+            &r.end_to_end,
+            "end-to-end metrics normalized to Base",
+        ),
+        (
+            "stages.svg",
+            "Stage attribution: geometric mean normalized to Original+LRU+Freeze",
+            "ratio",
+            &r.stages,
+            "stage attribution",
+        ),
+        (
+            "orders.svg",
+            "Order sensitivity: geometric mean normalized to Stable (same dlr,cpe backend)",
+            "ratio to Stable",
+            &r.orders,
+            "order sensitivity",
+        ),
+    ];
+    for (file, title, y_label, study, caption) in normalized_studies {
+        let series = normalized(study, 0);
+        let drawn = grouped_bars(
+            &out.join(file),
+            title,
+            y_label,
+            &metrics,
+            &series,
+            Some(1.0),
+        );
+        add(file.to_string(), caption.to_string(), drawn)?;
+    }
 
     let file = "lattice-vs-best-external.svg".to_string();
     let series: Vec<Series> = Metric::ALL
@@ -214,28 +240,6 @@ pub fn draw(results: &[CaseResult], r: &Results, out: &Path) -> Result<Vec<Figur
         "LATTICE's reduction against the best external method per workload".into(),
         drawn,
     )?;
-
-    let file = "stages.svg".to_string();
-    let drawn = grouped_bars(
-        &out.join(&file),
-        "Stage attribution: geometric mean normalized to Original+LRU+Freeze",
-        "ratio",
-        &metrics,
-        &normalized(&r.stages, 0),
-        Some(1.0),
-    );
-    add(file, "stage attribution".into(), drawn)?;
-
-    let file = "orders.svg".to_string();
-    let drawn = grouped_bars(
-        &out.join(&file),
-        "Order sensitivity: geometric mean normalized to Stable (same dlr,cpe backend)",
-        "ratio to Stable",
-        &metrics,
-        &normalized(&r.orders, 0),
-        Some(1.0),
-    );
-    add(file, "order sensitivity".into(), drawn)?;
 
     let file = "workloads-mix.svg".to_string();
     let layers: Vec<Series> = CLASSES
