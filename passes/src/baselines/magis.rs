@@ -13,12 +13,15 @@
 //!      hoisted ahead of them. The windows below permute the commands among the command slots
 //!      of this σ0 and a keyed Kahn traversal puts every node at its σ0 slot or as soon after as
 //!      its predecessors allow [ADAPT], so with windows of one command the result is σ0 itself.
-//!      Measured on the five shipped cases (`magis{rpo-graph=raw},dlr`): each load's ALLOC is
-//!      its load's only predecessor, so it leads its own tree and is not hoisted; the logical
-//!      L1+UB peak equals the op graph's on every case (baselines.md §7.2's 22–1928× over
-//!      capacity is not reproduced by this DFS), `dlr` plans every case and the verifier accepts
-//!      it (test `magis_raw_rpo_is_planned_on_every_case`). Where DLR cannot plan an order it
-//!      fails at `dlr` with its located "no room" error; this pass never emits an illegal order.
+//!      Measured on the five shipped cases: the raw σ0's worst tier is L1 133028 B on
+//!      Conv_Case0 (32× capacity), UB 25352 B on FlashAttention_Case0 (25×) and UB 105616 B on
+//!      FlashAttention_Case1 (103×) — hoisted output and accumulator ALLOCs; the op graph's order
+//!      has 39010, 8064 and 32640 — while on Matmul both graphs give the same peaks (a load's
+//!      ALLOC is its only predecessor and leads its own tree). `dlr` plans every case (its
+//!      lifetime normalisation starts each residency at its first use, so the planned peaks are
+//!      the op graph's again) and the verifier accepts it (test
+//!      `magis_raw_rpo_is_planned_on_every_case`). Where DLR cannot plan an order it fails at
+//!      `dlr` with its located "no room" error; this pass never emits an illegal order.
 //! 2. Narrow-waist cut points [SRC paper §6.1]: `nw(v) = |V| − |anc(v)| − |des(v)| − 1` on the op
 //!    graph, computed with bitsets; commands with `nw ≤ 1` become windows of their own. (None
 //!    exist on the shared cases, baselines.md §1.1, so the windows below do all the work.)
