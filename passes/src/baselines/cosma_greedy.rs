@@ -27,11 +27,13 @@
 //! Complexity: O(V · F · T) for the keys over F ready commands per step and T tiers, plus
 //! O(k · R) per recomputed prediction (k buffers placed, R residents of a tier: a tier copy, best
 //! fit and the two-pointer window) — O(V · F · k · R) in the worst case, when every step changes
-//! every candidate's tiers, and far less in practice.
+//! every candidate's tiers, and far less in practice. Measured (release, this machine): 1.0 s on
+//! Matmul_Case1 (13K commands, up to hundreds ready at once), under 0.05 s on the other cases.
 
 use super::cosma_plan::Space;
 use super::projection::Projection;
 use lattice_lir::{BufferId, Module, OpKind};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
@@ -190,17 +192,26 @@ impl Greedy<'_, '_> {
         tiers.dedup();
         for tier in tiers {
             let capacity = self.module.target.tiers[tier].capacity;
-            let mut map = self.space.tier(tier).clone();
-            for &b in needs
+            let here: Vec<BufferId> = needs
                 .iter()
-                .filter(|&&b| self.module.buffer(b).tier.index() == tier)
-            {
+                .copied()
+                .filter(|&b| self.module.buffer(b).tier.index() == tier)
+                .collect();
+            // One buffer reads the tier as it is; several need a scratch copy to place in turn.
+            let mut map = match here.len() {
+                1 => Cow::Borrowed(self.space.tier(tier)),
+                _ => Cow::Owned(self.space.tier(tier).clone()),
+            };
+            for (n, &b) in here.iter().enumerate() {
+                let last = n + 1 == here.len();
                 let size = self.module.buffer(b).size;
                 if size == 0 {
                     continue;
                 }
                 if let Some(x) = self.space.best_fit(&map, size, capacity) {
-                    map.insert(x, b);
+                    if !last {
+                        map.to_mut().insert(x, b);
+                    }
                     continue;
                 }
                 let evictable = |c: BufferId| {
@@ -213,10 +224,13 @@ impl Greedy<'_, '_> {
                     return u64::MAX;
                 };
                 total = total.saturating_add(w.cost);
-                for (offset, _) in &w.victims {
-                    map.remove(offset);
+                if !last {
+                    let map = map.to_mut();
+                    for (offset, _) in &w.victims {
+                        map.remove(offset);
+                    }
+                    map.insert(w.start, b);
                 }
-                map.insert(w.start, b);
             }
         }
         total

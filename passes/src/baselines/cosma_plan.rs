@@ -125,6 +125,10 @@ impl<'m> Space<'m> {
     }
 
     fn aligned(&self, x: u64) -> u64 {
+        // The common unaligned case skips a division per hole.
+        if self.align == 1 {
+            return x;
+        }
         x.div_ceil(self.align).saturating_mul(self.align)
     }
 
