@@ -35,8 +35,9 @@
 //!    upper edge, already final in E3's single sweep; a bound never crosses a narrow-waist cut.
 //!    (The released, deprecated `IncScheduler.reschedule_subgraph` scans a fixed 10 positions
 //!    with constants 10/3 and keeps the last acceptance; we follow the paper's loop.) Contrary
-//!    to baselines.md §4.2 ("a no-op on these graphs") it is not one: nw ≥ 60 everywhere keeps
-//!    n̂ > 10, so every strictly narrower next command draws the bound on. It moves 16
+//!    to baselines.md §4.2 ("a no-op on these graphs") it is not one: without narrow waists
+//!    (§1.1) n̂ stays above 10, so every strictly narrower next command draws the bound on. It
+//!    moves 16
 //!    (Conv_Case0), 22 (FlashAttention_Case0), 118 (FlashAttention_Case1), 52 (Matmul_Case0) and
 //!    257 (Matmul_Case1) window ends; `magis,dlr` then spills less on Conv and FlashAttention
 //!    (traffic 88592 → 85904, 17460 → 16924, 96996 → 96648 B) and is unchanged on Matmul but for
