@@ -1,12 +1,18 @@
 //! Every baseline on generated workloads (property test): for any shape, size and seed, each
 //! baseline's planned module passes the independent replay without a violation and a second run
-//! gives the same module. Linear-ish in the module per case (HMCOS's beam and the windows' DPs
+//! gives the same module; so do the non-default knobs (MAGIS's raw RPO graph planned by `dlr`,
+//! COSMA's traffic-greedy order). Linear-ish in the module per case (HMCOS's beam and the windows' DPs
 //! are bounded by their options).
 
 mod common;
 
 use common::check_plan;
-use lattice_passes::baselines::{run_baseline, Baseline, EdaTraversal};
+use lattice_lir::Phase;
+use lattice_passes::baselines::{
+    cosma, magis_order, run_baseline, Baseline, CosmaOptions, CosmaOrder, EdaTraversal,
+    MagisOptions, RpoGraph,
+};
+use lattice_passes::dlr::{plan, DlrOptions};
 use lattice_passes::generate::{generate, GenSpec, Shape};
 use proptest::prelude::*;
 
@@ -38,5 +44,29 @@ proptest! {
             check_plan(&planned);
             prop_assert_eq!(&run_baseline(&module, baseline).unwrap(), &planned);
         }
+    }
+
+    #[test]
+    fn the_baseline_knobs_verify_on_generated_workloads(
+        shape in prop::sample::select(Shape::ALL.to_vec()),
+        nodes in 30usize..400,
+        seed in any::<u64>(),
+    ) {
+        let module = generate(&GenSpec { shape, nodes, seed });
+        let raw = MagisOptions { rpo_graph: RpoGraph::Raw, ..MagisOptions::default() };
+        let (order, _) = magis_order(&module, &raw).unwrap();
+        prop_assert_eq!(&magis_order(&module, &raw).unwrap().0, &order);
+        let mut scheduled = module.clone();
+        scheduled.schedule = order;
+        scheduled.phase = Phase::Scheduled;
+        let planned = plan(&scheduled, &DlrOptions::default())
+            .unwrap_or_else(|e| panic!("{}: raw: {e}", module.name));
+        check_plan(&planned.module);
+
+        let greedy = CosmaOptions { order: CosmaOrder::TrafficGreedy, ..CosmaOptions::default() };
+        let (planned, _) = cosma(&module, &greedy)
+            .unwrap_or_else(|e| panic!("{}: traffic-greedy: {e}", module.name));
+        check_plan(&planned);
+        prop_assert_eq!(&cosma(&module, &greedy).unwrap().0, &planned);
     }
 }

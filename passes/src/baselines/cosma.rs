@@ -7,10 +7,14 @@
 //! Order (`order`): `mpmf-window` (default) is E3 over the Base+A0 op order — windows of W
 //! commands, each reordered by the exact frontier DP for the smallest cost(peak) from the live
 //! vector the prefix leaves (the §III-E1 objective, with windows as the §IV decomposition);
-//! `base` keeps the Base order (pure COSMA FS). Not offered: the `traffic_greedy` order and the
-//! optional per-window MILP (`cosma_ilp_window`, off by default in the spec).
-//! Complexity: O((V/W) · D_W · W) for the windows, plus the placement's O(V log V + misses · R).
+//! `base` keeps the Base order (pure COSMA FS); `traffic-greedy` is E1 keyed by the eviction
+//! bytes the placement policy predicts for running a command now, then raise, then id (a greedy
+//! on Eq. 12; [`super::cosma_greedy`]). Not offered: the optional per-window MILP
+//! (`cosma_ilp_window`, off by default in the spec: it needs a MILP solver).
+//! Complexity: O((V/W) · D_W · W) for the windows, or the greedy's O(V · F · (T + k · R)) bound,
+//! plus the placement's O(V log V + misses · R).
 
+use super::cosma_greedy::traffic_greedy;
 use super::cosma_plan::{place, PlaceError, PlaceStats};
 use super::projection::Projection;
 use super::window::{reschedule, WindowOptions, WindowStats};
@@ -25,13 +29,15 @@ option_enum! {
         MpmfWindow = "mpmf-window",
         /// The Base order itself (COSMA FS).
         Base = "base",
+        /// E1 keyed by the eviction bytes running a command now would cost (Eq. 12 greedy).
+        TrafficGreedy = "traffic-greedy",
     }
 }
 
 pass_options! {
     /// Options of the `cosma` pass.
     pub struct CosmaOptions {
-        /// The order to place: `mpmf-window` (min-peak windows) or `base`.
+        /// The order to place: `mpmf-window` (min-peak windows), `base` or `traffic-greedy`.
         order: CosmaOrder = CosmaOrder::MpmfWindow,
         /// W: most commands per min-peak window.
         window: usize = 12,
@@ -87,6 +93,10 @@ pub fn cosma_order(
         return Ok((base, WindowStats::default()));
     }
     let proj = Projection::build(module)?;
+    if options.order == CosmaOrder::TrafficGreedy {
+        let pi = traffic_greedy(&proj, module, options.align);
+        return Ok((proj.expand(&pi)?, WindowStats::default()));
+    }
     let pi = proj.commands_of(&base);
     let (pi, stats) = reschedule(
         &proj,

@@ -91,12 +91,196 @@ enum State {
     Freed,
 }
 
-struct Placer<'m> {
+/// The residents of every tier in address order, and the placement rules over them: best fit
+/// and the minimum-cost eviction window. Shared by the placement below and by COSMA's
+/// traffic-greedy order, which keeps one incrementally while it orders.
+pub(super) struct Space<'m> {
     m: &'m Module,
     align: u64,
-    /// Per tier: offset → buffer, the residents in address order.
+    /// Per tier: offset → buffer.
     residents: Vec<BTreeMap<u64, BufferId>>,
     used: Vec<u64>,
+}
+
+/// An eviction window: its start, the residents it overlaps (offset, buffer) and its cost.
+pub(super) struct Window {
+    pub(super) start: u64,
+    pub(super) victims: Vec<(u64, BufferId)>,
+    pub(super) cost: u64,
+}
+
+impl<'m> Space<'m> {
+    /// Empty tiers of `m`'s target, offsets aligned to `align` (at least 1) bytes.
+    pub(super) fn new(m: &'m Module, align: u64) -> Self {
+        Space {
+            m,
+            align: align.max(1),
+            residents: vec![BTreeMap::new(); m.target.tiers.len()],
+            used: vec![0; m.target.tiers.len()],
+        }
+    }
+
+    fn size(&self, b: BufferId) -> u64 {
+        self.m.buffer(b).size
+    }
+
+    fn aligned(&self, x: u64) -> u64 {
+        // The common unaligned case skips a division per hole.
+        if self.align == 1 {
+            return x;
+        }
+        x.div_ceil(self.align).saturating_mul(self.align)
+    }
+
+    /// The residents of tier `tier`, offset → buffer.
+    pub(super) fn tier(&self, tier: usize) -> &BTreeMap<u64, BufferId> {
+        &self.residents[tier]
+    }
+
+    /// Records `b` at `offset`.
+    pub(super) fn insert(&mut self, b: BufferId, offset: u64) {
+        let (tier, size) = (self.m.buffer(b).tier.index(), self.size(b));
+        if size > 0 {
+            self.residents[tier].insert(offset, b);
+        }
+        self.used[tier] += size;
+    }
+
+    /// Forgets `b` at `offset`.
+    pub(super) fn remove(&mut self, b: BufferId, offset: u64) {
+        let (tier, size) = (self.m.buffer(b).tier.index(), self.size(b));
+        if size > 0 {
+            self.residents[tier].remove(&offset);
+        }
+        self.used[tier] -= size;
+    }
+
+    /// Bytes of DDR traffic evicting `c` costs: its writeback (none when backed, DESIGN §1.3)
+    /// plus the retrieve it will need.
+    pub(super) fn eviction_cost(&self, c: BufferId) -> u64 {
+        let s = self.size(c);
+        if self.m.buffer(c).backed {
+            s
+        } else {
+            2 * s
+        }
+    }
+
+    /// The smallest (aligned) hole of `residents` (a tier of `capacity` bytes) holding `size`
+    /// bytes, lowest address on a tie.
+    pub(super) fn best_fit(
+        &self,
+        residents: &BTreeMap<u64, BufferId>,
+        size: u64,
+        capacity: u64,
+    ) -> Option<u64> {
+        let mut best: Option<(u64, u64)> = None;
+        let mut cursor = 0u64;
+        let ends = residents
+            .iter()
+            .map(|(&o, &r)| (o, o + self.size(r)))
+            .chain(std::iter::once((capacity, capacity)));
+        for (start, end) in ends {
+            let x = self.aligned(cursor);
+            if x <= start && start - x >= size {
+                let len = start - x;
+                if best.is_none_or(|(l, _)| len < l) {
+                    best = Some((len, x));
+                }
+            }
+            cursor = cursor.max(end);
+        }
+        best.map(|(_, x)| x)
+    }
+
+    /// The minimum-cost eviction window of `size` bytes over `residents` (a tier of `capacity`
+    /// bytes) at σ position `now`: only `evictable` residents may be overlapped; ties go to the
+    /// larger smallest distance to a next use (`None`: unknown, as far as can be), then the
+    /// lower start. O(R) with two pointers and a monotone deque.
+    pub(super) fn window(
+        &self,
+        residents: &BTreeMap<u64, BufferId>,
+        size: u64,
+        capacity: u64,
+        now: usize,
+        evictable: impl Fn(BufferId) -> bool,
+        next_use: impl Fn(BufferId) -> Option<usize>,
+    ) -> Option<Window> {
+        let blocks: Vec<(u64, u64, BufferId)> = residents
+            .iter()
+            .map(|(&o, &r)| (o, o + self.size(r), r))
+            .collect();
+        let starts = std::iter::once(0).chain(blocks.iter().map(|&(_, e, _)| e));
+        // Sliding window [lo, hi) of overlapped blocks; deque of indices by next use for the min.
+        let (mut lo, mut hi) = (0usize, 0usize);
+        let (mut sum, mut blocked) = (0u64, 0usize);
+        let mut deque: VecDeque<usize> = VecDeque::new();
+        // (cost, farthest nearest use first, lowest start), and the start.
+        type Key = (u64, std::cmp::Reverse<usize>, u64);
+        let mut best: Option<(Key, u64)> = None;
+        for raw in starts {
+            let x = self.aligned(raw);
+            let Some(end) = x.checked_add(size).filter(|&e| e <= capacity) else {
+                continue;
+            };
+            while hi < blocks.len() && blocks[hi].0 < end {
+                let c = blocks[hi].2;
+                if evictable(c) {
+                    sum += self.eviction_cost(c);
+                } else {
+                    blocked += 1;
+                }
+                let distance = next_use(c).unwrap_or(usize::MAX);
+                while deque
+                    .back()
+                    .is_some_and(|&i| next_use(blocks[i].2).unwrap_or(usize::MAX) >= distance)
+                {
+                    deque.pop_back();
+                }
+                deque.push_back(hi);
+                hi += 1;
+            }
+            while lo < hi && blocks[lo].1 <= x {
+                let c = blocks[lo].2;
+                if evictable(c) {
+                    sum -= self.eviction_cost(c);
+                } else {
+                    blocked -= 1;
+                }
+                if deque.front() == Some(&lo) {
+                    deque.pop_front();
+                }
+                lo += 1;
+            }
+            if blocked > 0 {
+                continue;
+            }
+            let nearest = deque
+                .front()
+                .and_then(|&i| next_use(blocks[i].2))
+                .map_or(usize::MAX, |u| u.saturating_sub(now));
+            let key = (sum, std::cmp::Reverse(nearest), x);
+            if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                best = Some((key, x));
+            }
+        }
+        let ((cost, _, _), x) = best?;
+        let victims = blocks
+            .iter()
+            .filter(|&&(s, e, _)| s < x + size && e > x)
+            .map(|&(s, _, c)| (s, c))
+            .collect();
+        Some(Window {
+            start: x,
+            victims,
+            cost,
+        })
+    }
+}
+
+struct Placer<'m> {
+    m: &'m Module,
+    space: Space<'m>,
     state: Vec<State>,
     /// Per buffer: σ positions of the commands naming it, and the index of the next one.
     uses: Vec<Vec<usize>>,
@@ -142,9 +326,7 @@ pub fn place(module: &Module, align: u64) -> Result<(Module, PlaceStats), PlaceE
     }
     let mut p = Placer {
         m,
-        align: align.max(1),
-        residents: vec![BTreeMap::new(); m.target.tiers.len()],
-        used: vec![0; m.target.tiers.len()],
+        space: Space::new(m, align),
         state: vec![State::Unborn; nb],
         uses,
         next: vec![0; nb],
@@ -214,34 +396,16 @@ fn operands(m: &Module, op: OpId) -> &[BufferId] {
 }
 
 impl Placer<'_> {
-    fn size(&self, b: BufferId) -> u64 {
-        self.m.buffer(b).size
-    }
-
-    fn aligned(&self, x: u64) -> u64 {
-        x.div_ceil(self.align).saturating_mul(self.align)
-    }
-
     fn occupy(&mut self, b: BufferId, offset: u64) {
-        let size = self.size(b);
-        let tier = self.m.buffer(b).tier.index();
-        if size > 0 {
-            self.residents[tier].insert(offset, b);
-        }
-        self.used[tier] += size;
+        self.space.insert(b, offset);
         self.state[b.index()] = State::Resident(offset);
-        self.resident_bytes += size;
+        self.resident_bytes += self.m.buffer(b).size;
         self.stats.physical_peak = self.stats.physical_peak.max(self.resident_bytes);
     }
 
     fn release(&mut self, b: BufferId, offset: u64) {
-        let size = self.size(b);
-        let tier = self.m.buffer(b).tier.index();
-        if size > 0 {
-            self.residents[tier].remove(&offset);
-        }
-        self.used[tier] -= size;
-        self.resident_bytes -= size;
+        self.space.remove(b, offset);
+        self.resident_bytes -= self.m.buffer(b).size;
     }
 
     fn retrieve(&mut self, b: BufferId, k: usize, q: usize, at: OpId) -> Result<(), PlaceError> {
@@ -261,15 +425,21 @@ impl Placer<'_> {
             self.occupy(b, 0);
             return Ok(0);
         }
-        if let Some(offset) = self.best_fit(tier, size, capacity) {
+        let residents = self.space.tier(tier);
+        if let Some(offset) = self.space.best_fit(residents, size, capacity) {
             self.occupy(b, offset);
             return Ok(offset);
         }
         self.stats.windows += 1;
-        if capacity - self.used[tier] >= size {
+        if capacity - self.space.used[tier] >= size {
             self.stats.fragmented += 1;
         }
-        let Some((x, victims)) = self.window(tier, size, capacity, q) else {
+        let next_use = |c: BufferId| self.uses[c.index()].get(self.next[c.index()]).copied();
+        let evictable = |c: BufferId| self.pin[c.index()] != q && next_use(c).is_some();
+        let Some(window) = self
+            .space
+            .window(residents, size, capacity, q, evictable, next_use)
+        else {
             let t = &self.m.target.tiers[tier];
             return Err(PlaceError {
                 op: Some(at),
@@ -281,121 +451,12 @@ impl Placer<'_> {
                 },
             });
         };
-        for (offset, v) in victims {
+        for (offset, v) in window.victims {
             self.release(v, offset);
             self.spill(v);
         }
-        self.occupy(b, x);
-        Ok(x)
-    }
-
-    /// The smallest (aligned) hole holding `size` bytes, lowest address on a tie.
-    fn best_fit(&self, tier: usize, size: u64, capacity: u64) -> Option<u64> {
-        let mut best: Option<(u64, u64)> = None;
-        let mut cursor = 0u64;
-        let ends = self.residents[tier]
-            .iter()
-            .map(|(&o, &r)| (o, o + self.size(r)))
-            .chain(std::iter::once((capacity, capacity)));
-        for (start, end) in ends {
-            let x = self.aligned(cursor);
-            if x <= start && start - x >= size {
-                let len = start - x;
-                if best.is_none_or(|(l, _)| len < l) {
-                    best = Some((len, x));
-                }
-            }
-            cursor = cursor.max(end);
-        }
-        best.map(|(_, x)| x)
-    }
-
-    /// The minimum-cost eviction window: its start and the residents it overlaps.
-    fn window(
-        &self,
-        tier: usize,
-        size: u64,
-        capacity: u64,
-        q: usize,
-    ) -> Option<(u64, Vec<(u64, BufferId)>)> {
-        let blocks: Vec<(u64, u64, BufferId)> = self.residents[tier]
-            .iter()
-            .map(|(&o, &r)| (o, o + self.size(r), r))
-            .collect();
-        let cost = |c: BufferId| {
-            let s = self.size(c);
-            if self.m.buffer(c).backed {
-                s
-            } else {
-                2 * s
-            }
-        };
-        let next_use = |c: BufferId| {
-            let uses = &self.uses[c.index()];
-            uses.get(self.next[c.index()]).copied()
-        };
-        let evictable = |c: BufferId| self.pin[c.index()] != q && next_use(c).is_some();
-        let starts = std::iter::once(0).chain(blocks.iter().map(|&(_, e, _)| e));
-        // Sliding window [lo, hi) of overlapped blocks; deque of indices by next use for the min.
-        let (mut lo, mut hi) = (0usize, 0usize);
-        let (mut sum, mut blocked) = (0u64, 0usize);
-        let mut deque: VecDeque<usize> = VecDeque::new();
-        // (cost, farthest nearest use first, lowest start), and the start.
-        type Key = (u64, std::cmp::Reverse<usize>, u64);
-        let mut best: Option<(Key, u64)> = None;
-        for raw in starts {
-            let x = self.aligned(raw);
-            let Some(end) = x.checked_add(size).filter(|&e| e <= capacity) else {
-                continue;
-            };
-            while hi < blocks.len() && blocks[hi].0 < end {
-                let c = blocks[hi].2;
-                if evictable(c) {
-                    sum += cost(c);
-                } else {
-                    blocked += 1;
-                }
-                let distance = next_use(c).unwrap_or(usize::MAX);
-                while deque
-                    .back()
-                    .is_some_and(|&i| next_use(blocks[i].2).unwrap_or(usize::MAX) >= distance)
-                {
-                    deque.pop_back();
-                }
-                deque.push_back(hi);
-                hi += 1;
-            }
-            while lo < hi && blocks[lo].1 <= x {
-                let c = blocks[lo].2;
-                if evictable(c) {
-                    sum -= cost(c);
-                } else {
-                    blocked -= 1;
-                }
-                if deque.front() == Some(&lo) {
-                    deque.pop_front();
-                }
-                lo += 1;
-            }
-            if blocked > 0 {
-                continue;
-            }
-            let nearest = deque
-                .front()
-                .and_then(|&i| next_use(blocks[i].2))
-                .map_or(usize::MAX, |u| u - q);
-            let key = (sum, std::cmp::Reverse(nearest), x);
-            if best.as_ref().is_none_or(|(k, _)| key < *k) {
-                best = Some((key, x));
-            }
-        }
-        let (_, x) = best?;
-        let victims = blocks
-            .iter()
-            .filter(|&&(s, e, _)| s < x + size && e > x)
-            .map(|&(s, _, c)| (s, c))
-            .collect();
-        Some((x, victims))
+        self.occupy(b, window.start);
+        Ok(window.start)
     }
 
     /// Records the SPILL_OUT of an already released victim.

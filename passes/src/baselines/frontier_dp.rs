@@ -458,7 +458,7 @@ pub(crate) fn frontier_dp<R: Runner, D: Done>(
 
 /// Hashes a Zobrist key by its low 64 bits: they are already uniformly mixed.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -17,7 +17,9 @@
 //!   a backward walk reaches, and an *intruded group* from the downward-closed subset of the
 //!   sequences it dominates that leaves the fewest bytes still needed outside (ties: the larger
 //!   subset), when that subset has more than two sequences. The exhaustive subset search stops
-//!   at `intrude-max-subsets` subsets and then intrudes nothing.
+//!   at `intrude-max-subsets` subsets and then intrudes nothing; a lower bound on the number of
+//!   downward-closed subsets (from the region's longest-path levels) settles "over the cap"
+//!   without enumerating, which changes no result.
 //!
 //! Invariants: sequences are chains of the op graph and partition the commands; groups are
 //! disjoint, have at least two sequences, are convex (no path leaves and re-enters one), and the
@@ -33,10 +35,12 @@
 //! post-order), per group O(its region) for the walks plus the subset search capped at
 //! `intrude-max-subsets` subsets, and O(V + E) per dissolution check.
 
+use super::frontier_dp::KeyHasher;
 use super::projection::{Projection, NONE};
 use lattice::option_enum;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeSet, BinaryHeap, HashSet};
+use std::hash::BuildHasherDefault;
 
 option_enum! {
     /// Which sequences end a cell (HMCOS's `isCellOut` hook).
@@ -443,20 +447,33 @@ fn make_groups(
             CellOut::Sink => h.succs[v].is_empty(),
         })
         .collect();
+    // Membership of the current cell and intrusion region, stamped with the cell output's rank
+    // (dense arrays rather than ordered sets: thousands of regions, up to thousands of members).
+    let mut marks = Marks {
+        stamp: 0,
+        cell: vec![0; s],
+        region: vec![0; s],
+        local: vec![0; s],
+    };
     for &o in &rpo {
         if o >= s as u32 || h.group_of[o as usize] != NONE || !cell_outs[o as usize] {
             continue;
         }
+        marks.stamp += 1;
+        let stamp = marks.stamp;
         // Cell group: o and the ungrouped sequences it post-dominates, walking backwards.
         let mut cell = vec![o];
-        let mut in_cell: BTreeSet<u32> = BTreeSet::from([o]);
+        marks.cell[o as usize] = stamp;
         let mut i = 0;
         while i < cell.len() {
             let x = cell[i];
             i += 1;
             for &p in &h.preds[x as usize] {
-                if h.group_of[p as usize] == NONE && !in_cell.contains(&p) && postdominates(o, p) {
-                    in_cell.insert(p);
+                if h.group_of[p as usize] == NONE
+                    && marks.cell[p as usize] != stamp
+                    && postdominates(o, p)
+                {
+                    marks.cell[p as usize] = stamp;
                     cell.push(p);
                 }
             }
@@ -465,7 +482,6 @@ fn make_groups(
         // Intrusion: the ungrouped sequences o strictly dominates, forwards. A region of
         // `max_subsets` sequences already has more downward-closed subsets than the cap.
         let mut dominated = Vec::new();
-        let mut in_d: BTreeSet<u32> = BTreeSet::new();
         let mut queue = vec![o];
         while let Some(x) = queue.pop() {
             if dominated.len() >= max_subsets {
@@ -474,10 +490,10 @@ fn make_groups(
             for &t in &h.succs[x as usize] {
                 if t < s as u32
                     && h.group_of[t as usize] == NONE
-                    && !in_d.contains(&t)
+                    && marks.region[t as usize] != stamp
                     && dominates(o, t)
                 {
-                    in_d.insert(t);
+                    marks.region[t as usize] = stamp;
                     dominated.push(t);
                     queue.push(t);
                 }
@@ -487,7 +503,10 @@ fn make_groups(
             continue;
         }
         dominated.sort_by_key(|&d| h.topo[d as usize]);
-        if let Some(intruded) = intrusion(h, proj, o, &in_cell, &dominated, max_subsets) {
+        for (i, &x) in dominated.iter().enumerate() {
+            marks.local[x as usize] = i as u32;
+        }
+        if let Some(intruded) = intrusion(h, proj, o, &marks, &dominated, max_subsets) {
             if intruded.len() > 2 {
                 add_group(h, intruded);
             }
@@ -497,6 +516,15 @@ fn make_groups(
     while let Some(g) = cyclic_group(h) {
         h.ungroup(g);
     }
+}
+
+/// Which sequences belong to the cell and the intrusion region of the current cell output:
+/// those whose entry equals `stamp`; `local` numbers the region's members in topological order.
+struct Marks {
+    stamp: u32,
+    cell: Vec<u32>,
+    region: Vec<u32>,
+    local: Vec<u32>,
 }
 
 /// Records `members` as a group when there are at least two and no path leaves and re-enters it.
@@ -543,7 +571,7 @@ fn intrusion(
     h: &Hierarchy,
     proj: &Projection<'_>,
     o: u32,
-    cell: &BTreeSet<u32>,
+    marks: &Marks,
     dominated: &[u32],
     max_subsets: usize,
 ) -> Option<Vec<u32>> {
@@ -551,7 +579,10 @@ fn intrusion(
     if d == 0 {
         return Some(Vec::new());
     }
-    let local: BTreeMap<u32, usize> = dominated.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+    let local = |x: u32| {
+        (marks.region.get(x as usize) == Some(&marks.stamp))
+            .then(|| marks.local[x as usize] as usize)
+    };
     let words = d.div_ceil(64);
     let member = |set: &[u64], i: usize| set[i / 64] >> (i % 64) & 1 == 1;
     let in_preds: Vec<Vec<usize>> = dominated
@@ -559,16 +590,19 @@ fn intrusion(
         .map(|&x| {
             h.preds[x as usize]
                 .iter()
-                .filter_map(|p| local.get(p).copied())
+                .filter_map(|&p| local(p))
                 .collect()
         })
         .collect();
+    if ideals_lower_bound(&in_preds) > max_subsets {
+        return None;
+    }
     let in_succs: Vec<Vec<usize>> = dominated
         .iter()
         .map(|&x| {
             h.succs[x as usize]
                 .iter()
-                .filter_map(|t| local.get(t).copied())
+                .filter_map(|&t| local(t))
                 .collect()
         })
         .collect();
@@ -596,9 +630,9 @@ fn intrusion(
             let mut elsewhere = false;
             for &w in &item.closers {
                 let x = h.seq_of[w as usize];
-                match local.get(&x) {
-                    Some(&i) => in_d.push(i),
-                    None => elsewhere |= !cell.contains(&x),
+                match local(x) {
+                    Some(i) => in_d.push(i),
+                    None => elsewhere |= marks.cell[x as usize] != marks.stamp,
                 }
             }
             in_d.sort_unstable();
@@ -630,8 +664,10 @@ fn intrusion(
         };
         (u128::from(mix(i as u64 ^ 0x5151)) << 64) | u128::from(mix(i as u64 + 0x0F0F))
     };
-    let needed =
-        |out: &Output, set: &[u64]| out.elsewhere || out.in_d.iter().any(|&i| !member(set, i));
+    // Latest closer first: in a downward-closed subset it is the one most likely missing.
+    let needed = |out: &Output, set: &[u64]| {
+        out.elsewhere || out.in_d.iter().rev().any(|&i| !member(set, i))
+    };
     // Subset k: bits, hash, score, size, and its addable sequences (frontier).
     let mut bits: Vec<u64> = vec![0; words];
     let mut hashes: Vec<u128> = vec![0];
@@ -641,12 +677,15 @@ fn intrusion(
         .map(|out| out.size)
         .sum()];
     let mut sizes: Vec<u32> = vec![0];
-    let mut fronts: Vec<Vec<usize>> = vec![(0..d).filter(|&i| in_preds[i].is_empty()).collect()];
-    let mut seen: std::collections::HashSet<u128> = std::collections::HashSet::from([0]);
+    // Frontiers of all subsets, flat: subset k's is front[front_start[k]..front_start[k + 1]].
+    let mut front: Vec<usize> = (0..d).filter(|&i| in_preds[i].is_empty()).collect();
+    let mut front_start: Vec<usize> = vec![0, front.len()];
+    let mut seen: HashSet<u128, BuildHasherDefault<KeyHasher>> = HashSet::default();
+    seen.insert(0);
     let mut k = 0;
     while k < hashes.len() {
-        for f in 0..fronts[k].len() {
-            let i = fronts[k][f];
+        for f in front_start[k]..front_start[k + 1] {
+            let i = front[f];
             let hash = hashes[k] ^ code(i);
             if !seen.insert(hash) {
                 continue;
@@ -654,34 +693,41 @@ fn intrusion(
             if hashes.len() >= max_subsets {
                 return None;
             }
+            // The new subset's bits go straight to the end of the table.
+            let new = hashes.len();
+            bits.extend_from_within(k * words..(k + 1) * words);
+            bits[new * words + i / 64] |= 1 << (i % 64);
             let set = &bits[k * words..(k + 1) * words];
-            let mut next = set.to_vec();
-            next[i / 64] |= 1 << (i % 64);
+            let next = &bits[new * words..(new + 1) * words];
             let mut score = scores[k];
             for &j in &produced[i] {
-                if needed(&outputs[j], &next) {
+                if needed(&outputs[j], next) {
                     score += outputs[j].size;
                 }
             }
             for &j in &closing[i] {
                 let out = &outputs[j];
                 let live_producer = out.producer.is_none_or(|p| p != i && member(set, p));
-                if live_producer && !out.elsewhere && !needed(out, &next) {
+                if live_producer && !out.elsewhere && !needed(out, next) {
                     score -= out.size;
                 }
             }
-            let mut front: Vec<usize> = fronts[k].iter().copied().filter(|&x| x != i).collect();
+            let tail = front.len();
+            for g in front_start[k]..front_start[k + 1] {
+                if front[g] != i {
+                    front.push(front[g]);
+                }
+            }
             for &t in &in_succs[i] {
-                if in_preds[t].iter().all(|&p| member(&next, p)) {
+                if in_preds[t].iter().all(|&p| member(next, p)) {
                     front.push(t);
                 }
             }
-            front.sort_unstable();
-            bits.extend_from_slice(&next);
+            front[tail..].sort_unstable();
+            front_start.push(front.len());
             hashes.push(hash);
             scores.push(score);
             sizes.push(sizes[k] + 1);
-            fronts.push(front);
         }
         k += 1;
     }
@@ -695,6 +741,32 @@ fn intrusion(
             .map(|(_, &x)| x)
             .collect(),
     )
+}
+
+/// A lower bound on the number of downward-closed subsets of a poset given topologically sorted
+/// with its predecessor lists: the elements of one longest-path level form an antichain whose
+/// predecessors all lie on lower levels, so every full prefix of levels plus any non-empty subset
+/// of the next level is a distinct ideal: `1 + Σ_levels (2^|level| − 1)`. The search exceeds its
+/// cap exactly when the true count does, so a bound above the cap settles it without
+/// enumerating (saturating). O(|D| + edges).
+fn ideals_lower_bound(preds: &[Vec<usize>]) -> usize {
+    let mut level = vec![0usize; preds.len()];
+    let mut width: Vec<usize> = Vec::new();
+    for i in 0..preds.len() {
+        level[i] = preds[i].iter().map(|&p| level[p] + 1).max().unwrap_or(0);
+        if width.len() <= level[i] {
+            width.resize(level[i] + 1, 0);
+        }
+        width[level[i]] += 1;
+    }
+    width.iter().fold(1usize, |bound, &w| {
+        let subsets = if w >= usize::BITS as usize - 1 {
+            usize::MAX
+        } else {
+            (1usize << w) - 1
+        };
+        bound.saturating_add(subsets)
+    })
 }
 
 /// A group on a cycle of the contracted graph (the latest formed), if there is a cycle.
@@ -773,6 +845,21 @@ mod tests {
              }",
         )
         .unwrap()
+    }
+
+    #[test]
+    fn the_ideal_bound_is_exact_on_chains_antichains_and_a_diamond() {
+        // A chain of 3: 4 ideals; 3 unrelated: 8; the diamond a < b, c < d: 6.
+        assert_eq!(ideals_lower_bound(&[vec![], vec![0], vec![1]]), 4);
+        assert_eq!(ideals_lower_bound(&[vec![], vec![], vec![]]), 8);
+        assert_eq!(
+            ideals_lower_bound(&[vec![], vec![0], vec![0], vec![1, 2]]),
+            6
+        );
+        // Below the true count when levels interleave: a < b and an unrelated c.
+        assert!(ideals_lower_bound(&[vec![], vec![0], vec![]]) <= 6);
+        // Wide levels saturate instead of overflowing.
+        assert_eq!(ideals_lower_bound(&vec![vec![]; 70]), usize::MAX);
     }
 
     #[test]

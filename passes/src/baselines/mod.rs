@@ -8,7 +8,7 @@
 //! FREE, expanded back to σ by the order module's Kahn engine; `model` — which bytes a command
 //! allocates and frees; `cost` — the scalarisation of per-tier vectors (§1.3); `frontier_dp` — E2,
 //! shared by HMCOS, MAGIS and COSMA; `window` — E3, shared by MAGIS and COSMA; `hierarchy` and
-//! `hmcos`; `magis`; `cosma` and `cosma_plan`; `eda`; `base`; `pass` (the wrappers); `table`
+//! `hmcos`; `magis`; `cosma`, `cosma_plan` (placement) and `cosma_greedy` (its traffic-greedy order); `eda`; `base`; `pass` (the wrappers); `table`
 //! (the per-case summary `lattice-bench baselines` prints).
 //!
 //! Every order is a topological order of the precedence graph with the L0 turns, so every result
@@ -16,6 +16,7 @@
 
 mod base;
 mod cosma;
+mod cosma_greedy;
 mod cosma_plan;
 mod cost;
 mod eda;
@@ -38,7 +39,7 @@ pub use cost::{Cost, Scale};
 pub use eda::{eda_order, EdaOptions, EdaTraversal};
 pub use hierarchy::CellOut;
 pub use hmcos::{hmcos_order, HmcosOptions, HmcosStats};
-pub use magis::{magis_order, MagisOptions, MagisStats};
+pub use magis::{magis_order, MagisOptions, MagisStats, RpoGraph};
 pub use pass::{Base, Cosma, Eda, Hmcos, Magis};
 pub use table::{baseline_table, run_baseline, Baseline, BaselineError};
 pub use window::WindowStats;

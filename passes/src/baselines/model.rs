@@ -15,11 +15,13 @@
 //! running a command: O(Σ openers + closers of the buffers it touches) membership tests.
 
 use super::cost::{Cost, Scale};
-use lattice_lir::Target;
+use lattice_lir::{BufferId, Target};
 
 /// One buffer as the model sees it.
 #[derive(Clone, Debug)]
 pub(crate) struct Item {
+    /// The buffer.
+    pub(crate) buffer: BufferId,
     /// Tier index.
     pub(crate) tier: usize,
     /// Bytes.
@@ -201,7 +203,7 @@ impl Model {
 
     /// Calls `f` with every item running `v` allocates, given which commands `ran` before it: the
     /// items v opens that no other opener allocated and that are not already past their closers.
-    fn allocated(&self, v: u32, ran: &impl Fn(u32) -> bool, mut f: impl FnMut(u32)) {
+    pub(crate) fn allocated(&self, v: u32, ran: &impl Fn(u32) -> bool, mut f: impl FnMut(u32)) {
         for &j in self.opens(v) {
             let item = &self.items[j as usize];
             let opened = item.openers.iter().any(|&w| w != v && ran(w));
@@ -214,7 +216,7 @@ impl Model {
 
     /// Calls `f` with every item running `v` frees: v is the last of its closers to run, and one
     /// of its openers (possibly v) ran.
-    fn freed(&self, v: u32, ran: &impl Fn(u32) -> bool, mut f: impl FnMut(u32)) {
+    pub(crate) fn freed(&self, v: u32, ran: &impl Fn(u32) -> bool, mut f: impl FnMut(u32)) {
         for &j in self.closes(v) {
             let item = &self.items[j as usize];
             let last = item.closers.iter().all(|&w| w == v || ran(w));

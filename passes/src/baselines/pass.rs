@@ -105,6 +105,11 @@ impl Pass for Magis {
             stats.windows,
         );
         cx.statistic(
+            "extended",
+            "window ends ExtendBound moved onto a narrower waist",
+            stats.extended,
+        );
+        cx.statistic(
             "blocks",
             "weakly connected blocks scheduled by the DP",
             stats.blocks,

@@ -159,6 +159,7 @@ impl<'m> Projection<'m> {
             closers.sort_unstable();
             let b = module.buffer(buffer);
             items.push(Item {
+                buffer,
                 tier: b.tier.index(),
                 size: b.size,
                 openers,
