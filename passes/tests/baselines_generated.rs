@@ -70,3 +70,18 @@ proptest! {
         prop_assert_eq!(&cosma(&module, &greedy).unwrap().0, &planned);
     }
 }
+
+/// Found by the property test above: the two resident operands of a command split the UB so that
+/// no window for its third operand avoids them; COSMA's placement compacts them.
+#[test]
+fn cosma_compacts_operands_that_split_a_tier() {
+    let module = generate(&GenSpec {
+        shape: Shape::Random,
+        nodes: 276,
+        seed: 14337301269882258280,
+    });
+    let (planned, stats) =
+        cosma(&module, &CosmaOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", module.name));
+    assert!(stats.place.compactions > 0);
+    check_plan(&planned);
+}

@@ -18,7 +18,10 @@
 //!   the retrieve every victim will need; ties to the larger smallest next-use distance (Belady),
 //!   then the lower x. A two-pointer sweep with a monotone deque for the minimum: O(R) per miss.
 //!
-//! Unlike "evict until a hole fits", the window never fails for fragmentation alone. Every tier
+//! Unlike "evict until a hole fits", the window never fails for fragmentation among evictable
+//! residents. When the op's own resident operands split the tier so that every window overlaps
+//! one [ADAPT], they are evicted and retrieved side by side with the new block in one window of
+//! their joint size (a retrieve may choose a new address, Eq. 11), as DLR compacts. Every tier
 //! is its own scratchpad; staging tiers get no special case (under `l0_exclusive` the order
 //! already keeps one buffer per L0 tier, so they never evict). Invariants: residents of a tier are
 //! disjoint and inside the capacity; every use lies in a residency; each SPILL_OUT's buffer is
@@ -79,6 +82,8 @@ pub struct PlaceStats {
     pub windows: u64,
     /// Of those, the ones the tier's free bytes could have held (fragmentation).
     pub fragmented: u64,
+    /// Placements that moved the op's own operands to make room (compaction).
+    pub compactions: u64,
     /// Most bytes resident in all tiers at once.
     pub physical_peak: u64,
 }
@@ -124,7 +129,7 @@ impl<'m> Space<'m> {
         self.m.buffer(b).size
     }
 
-    fn aligned(&self, x: u64) -> u64 {
+    pub(super) fn aligned(&self, x: u64) -> u64 {
         // The common unaligned case skips a division per hole.
         if self.align == 1 {
             return x;
@@ -410,10 +415,15 @@ impl Placer<'_> {
 
     fn retrieve(&mut self, b: BufferId, k: usize, q: usize, at: OpId) -> Result<(), PlaceError> {
         let offset = self.place(b, q, at)?;
+        self.reloaded(k, offset);
+        Ok(())
+    }
+
+    /// Records the SPILL_IN of spill `k`, whose buffer now occupies `offset`.
+    fn reloaded(&mut self, k: usize, offset: u64) {
         self.spills[k].1 = offset;
         self.stats.reloads += 1;
         self.events.push(PlanStep::In(k));
-        Ok(())
     }
 
     /// Finds room for `b` at σ position `q`, evicting a window if needed; returns the offset.
@@ -436,9 +446,43 @@ impl Placer<'_> {
         }
         let next_use = |c: BufferId| self.uses[c.index()].get(self.next[c.index()]).copied();
         let evictable = |c: BufferId| self.pin[c.index()] != q && next_use(c).is_some();
-        let Some(window) = self
+        if let Some(window) = self
             .space
             .window(residents, size, capacity, q, evictable, next_use)
+        {
+            for (offset, v) in window.victims {
+                self.release(v, offset);
+                self.spill(v);
+            }
+            self.occupy(b, window.start);
+            return Ok(window.start);
+        }
+        self.compact(b, q, at)
+    }
+
+    /// Compaction, when the op's own resident operands split the tier so that no window avoids
+    /// them: they are evicted and retrieved side by side with `b` in one window of their joint
+    /// size, since COSMA lets a retrieve choose a new address (Eq. 11). Fails only when even
+    /// that window is blocked (the op's operands with the residents that have no further use
+    /// exceed the tier).
+    fn compact(&mut self, b: BufferId, q: usize, at: OpId) -> Result<u64, PlaceError> {
+        let buf = self.m.buffer(b);
+        let (tier, size) = (buf.tier.index(), buf.size);
+        let capacity = self.m.target.tiers[tier].capacity;
+        let residents = self.space.tier(tier);
+        let group: Vec<(u64, BufferId)> = residents
+            .iter()
+            .filter(|(_, &c)| self.pin[c.index()] == q)
+            .map(|(&o, &c)| (o, c))
+            .collect();
+        let total = group.iter().fold(size, |end, &(_, c)| {
+            self.space.aligned(end) + self.m.buffer(c).size
+        });
+        let next_use = |c: BufferId| self.uses[c.index()].get(self.next[c.index()]).copied();
+        let movable = |c: BufferId| self.pin[c.index()] == q || next_use(c).is_some();
+        let Some(window) = self
+            .space
+            .window(residents, total, capacity, q, movable, next_use)
         else {
             let t = &self.m.target.tiers[tier];
             return Err(PlaceError {
@@ -451,11 +495,27 @@ impl Placer<'_> {
                 },
             });
         };
+        self.stats.compactions += 1;
         for (offset, v) in window.victims {
-            self.release(v, offset);
-            self.spill(v);
+            if self.pin[v.index()] != q {
+                self.release(v, offset);
+                self.spill(v);
+            }
+        }
+        let mut moved = Vec::with_capacity(group.len());
+        for &(offset, c) in &group {
+            self.release(c, offset);
+            moved.push((self.spills.len(), c));
+            self.spill(c);
         }
         self.occupy(b, window.start);
+        let mut cursor = window.start + size;
+        for (k, c) in moved {
+            let offset = self.space.aligned(cursor);
+            self.occupy(c, offset);
+            self.reloaded(k, offset);
+            cursor = offset + self.m.buffer(c).size;
+        }
         Ok(window.start)
     }
 

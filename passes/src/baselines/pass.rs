@@ -193,6 +193,11 @@ impl Pass for Cosma {
             p.fragmented,
         );
         cx.statistic(
+            "compactions",
+            "placements that moved the op's own operands side by side",
+            p.compactions,
+        );
+        cx.statistic(
             "physical-peak",
             "most bytes resident in all tiers at once",
             p.physical_peak,
