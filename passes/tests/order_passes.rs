@@ -2,7 +2,8 @@
 //! rejected at that op; L0 turns that contradict the dependencies stop the traversal with the
 //! cycle named (never a partial order); every policy keeps L0 tiers exclusive on a trace that frees
 //! everything at its end; the passes refuse planned modules, move the phase to `scheduled`,
-//! report statistics and keep the bottom levels cached. O(size of the modules).
+//! report statistics and keep the bottom levels cached; MPAS's pull rule wakes the loaders of a
+//! consumer together and still runs loads nobody reads. O(size of the modules).
 
 use lattice::{AnalysisManager, PassContext, PassError, PassOptions, RegisteredPass};
 use lattice_lir::{parse_module, Module, OpKind, Phase};
@@ -227,4 +228,39 @@ fn planned_modules_are_refused_unchanged() {
         .message
         .starts_with("order cannot reorder a `planned` module"));
     assert_eq!(m, before);
+}
+
+#[test]
+fn pulled_loaders_wake_together_for_their_consumer_and_dead_loads_still_run() {
+    // %6 reads two loaded buffers, so both loaders wake together when nothing else can run, and
+    // the op %0 runs first although σ lists it last. Nothing reads the load into @b2, but its
+    // FREE waits for %6 too, so it wakes only after %6. Without the rule the key loads @b2
+    // first (its chain is the longest) and holds it across %6.
+    let m = module(
+        "buffer @b0 : L1[8]
+         buffer @b1 : L1[8]
+         buffer @b2 : L1[8]
+         %1 = alloc @b0
+         %2 = LOAD P 1 (@b0) after(%1)
+         %3 = alloc @b1
+         %4 = LOAD P 1 (@b1) after(%3)
+         %5 = alloc @b2
+         %7 = LOAD P 5 (@b2) after(%5)
+         %6 = OP P 1 (@b0, @b1) after(%2, %4)
+         %8 = free @b0 after(%6)
+         %9 = free @b1 after(%6)
+         %10 = free @b2 after(%6, %7)
+         %0 = OP P 1 ()",
+    );
+    let levels = bottom_levels(&m);
+    let order = mpas_order(&m, &levels, &MpasOptions::default()).unwrap();
+    let names: Vec<u32> = order.iter().map(|&op| m.op(op).name).collect();
+    assert_eq!(names, [0, 1, 2, 3, 4, 6, 8, 9, 5, 7, 10]);
+    let unpulled = MpasOptions {
+        pull: false,
+        ..MpasOptions::default()
+    };
+    let early = mpas_order(&m, &levels, &unpulled).unwrap();
+    assert_eq!(pressure(&m, &order).logical_peak, 16);
+    assert_eq!(pressure(&m, &early).logical_peak, 24);
 }

@@ -2,8 +2,9 @@
 //! order lists every op once, respects every dependency and buffer lifetime (structural verifier
 //! on the reordered module), keeps every L0 tier exclusive (checked here by an independent sweep),
 //! is deterministic; MPAS's logical peak is no higher than the input order's or `stable`'s (less
-//! than half of the input order's over all cases), while Alg. 1 without lookahead
-//! loses to `stable` somewhere.
+//! than half of the input order's over all cases) and strictly lower than `stable`'s on
+//! Conv_Case0 (when shipped), where without its pull rule it only ties; Alg. 1 with neither the
+//! lookahead nor the pull rule loses to `stable` somewhere.
 //! Prints the per-case peaks (`cargo test -- --nocapture`). A missing `shared/` is a failure.
 //! Cost: every policy twice per case.
 
@@ -95,10 +96,27 @@ fn every_order_of_every_case_is_legal_deterministic_and_mpas_beats_the_input_ord
             mpas_peak <= input && mpas_peak <= stable,
             "{what}: peak {mpas_peak} above input's {input} or stable's {stable}"
         );
-        // Alg. 1 without the lookahead does lose to `stable` on some case.
-        let unbounded = MpasOptions { lookahead: 0 };
-        let literal = mpas_order(&module, &levels, &unbounded).unwrap();
-        check(&module, &literal, &format!("{what} unbounded"));
+        let unpulled = MpasOptions {
+            pull: false,
+            ..MpasOptions::default()
+        };
+        let early = mpas_order(&module, &levels, &unpulled).unwrap();
+        check(&module, &early, &format!("{what} without pull"));
+        let early_peak = pressure(&module, &early).logical_peak;
+        if module.name == "Conv_Case0" {
+            // Weight tiles loaded ahead of their L0B turn are what the pull rule saves (mpas.rs).
+            assert!(
+                mpas_peak < stable && early_peak == stable,
+                "{what}: peak {mpas_peak}, {early_peak} without pull, stable {stable}"
+            );
+        }
+        // Alg. 1 with neither adaptation does lose to `stable` on some case.
+        let literal = MpasOptions {
+            lookahead: 0,
+            pull: false,
+        };
+        let literal = mpas_order(&module, &levels, &literal).unwrap();
+        check(&module, &literal, &format!("{what} literal"));
         unbounded_above_stable |= pressure(&module, &literal).logical_peak > stable;
         mpas_total += mpas_peak;
         input_total += input;

@@ -6,7 +6,9 @@
 //! - `Lifecycle::OnDemand`: ALLOC and FREE are ranked by the selector, but an ALLOC enters the
 //!   ready set only once it is *demanded*: some op that waits for it has all its other
 //!   predecessors done (MPAS; see `mpas.rs` for why). Such an op waits, outside the selector,
-//!   until its demanded ALLOCs were picked.
+//!   until its demanded ALLOCs were picked. With `pull`, a ready loader (an op waiting only for
+//!   ALLOCs) sleeps instead, and is woken only when the selector and the FREE queue are both
+//!   empty ([`Pull`]); its ALLOCs are demanded then.
 //! - `Lifecycle::Deferred`: the op-graph projection of baselines.md §1.2 (stable, memory-first,
 //!   critical-first). An ALLOC whose own predecessors ran is *armed*: it counts as done for its
 //!   successors but is emitted only right before the first of them that runs (several armed
@@ -17,14 +19,20 @@
 //! emitted before the successor it released, in the same step), so the order respects every edge;
 //! each op is emitted at most once; the result is returned only when it lists every op, and
 //! otherwise the engine reports a cycle among the ops left ([`OrderError::Cycle`]) — it never
-//! returns a partial order. Deterministic when the selector is. Iterative (no recursion), so deep
-//! graphs cannot overflow the stack.
+//! returns a partial order. Progress: every op whose predecessors were all released is in the
+//! selector, waits there for a demanded ALLOC that is in the selector, is in the FREE queue, or
+//! sleeps; when the first three are empty a sleeper is woken, so the engine stops with ops left
+//! only when none is ready at all, which in a Kahn traversal means a cycle. Deterministic when
+//! the selector is (the pull rule breaks ties by incoming position). Iterative (no recursion), so
+//! deep graphs cannot overflow the stack.
 //!
 //! O((V + E) log V) with a heap selector: every edge is released once, every op pushed once
-//! (plus the re-pushes a dynamic selector makes) and emitted once.
+//! (plus the re-pushes a dynamic selector makes), put to sleep and woken at most once, and
+//! emitted once.
 
 use super::error::{OrderError, Step};
 use super::graph::{Graph, Role};
+use super::pull::Pull;
 use lattice_lir::OpId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -34,8 +42,12 @@ use std::collections::BinaryHeap;
 pub(crate) enum Lifecycle {
     /// Ranked by the selector like any op.
     Keyed,
-    /// Ranked by the selector, an ALLOC once an op waiting for it is otherwise ready.
-    OnDemand,
+    /// Ranked by the selector, an ALLOC once an op waiting for it is otherwise ready; with
+    /// `pull`, loaders are held back until nothing else can run ([`Pull`]).
+    OnDemand {
+        /// Whether the pull rule holds loaders back.
+        pull: bool,
+    },
     /// ALLOC deferred to its first user, FREE issued as soon as it is ready.
     Deferred,
 }
@@ -72,6 +84,8 @@ pub(crate) struct State<'g, 'm> {
     awaited: Vec<u32>,
     /// On demand: whether an armed ALLOC was handed to the selector.
     demanded: Vec<bool>,
+    /// On demand: the loaders held back until nothing else can run.
+    pull: Pull,
 }
 
 /// Orders every op of `graph`, letting `selector` choose among the ready ones.
@@ -95,6 +109,7 @@ pub(crate) fn traverse<S: Selector>(
         newly_ready: Vec::new(),
         awaited: vec![0; n],
         demanded: vec![false; n],
+        pull: Pull::new(graph, lifecycle == Lifecycle::OnDemand { pull: true }),
     };
     let roots: Vec<OpId> = (0..n)
         .map(OpId::new)
@@ -109,7 +124,15 @@ pub(crate) fn traverse<S: Selector>(
             state.emit(op, selector);
         }
         let Some(op) = selector.pop(&state) else {
-            break;
+            // Nothing else can run: the pull rule's turn to release sleeping loaders.
+            let woken = state.pull.wake_next(graph, &state.missing);
+            if woken.is_empty() {
+                break;
+            }
+            for loader in woken {
+                state.make_ready(loader, selector);
+            }
+            continue;
         };
         state.emit(op, selector);
     }
@@ -128,7 +151,9 @@ impl State<'_, '_> {
             self.emit_armed_before(op, selector);
         }
         self.record(op, selector);
-        if self.lifecycle == Lifecycle::OnDemand && matches!(self.graph.role(op), Role::Alloc(_)) {
+        if matches!(self.lifecycle, Lifecycle::OnDemand { .. })
+            && matches!(self.graph.role(op), Role::Alloc(_))
+        {
             for &w in self.graph.succs(op) {
                 if self.awaited[w.index()] > 0 {
                     self.awaited[w.index()] -= 1;
@@ -182,10 +207,13 @@ impl State<'_, '_> {
     /// Marks `op` released and counts it off its successors.
     fn release<S: Selector>(&mut self, op: OpId, selector: &mut S) {
         self.released[op.index()] = true;
-        for &w in self.graph.succs(op) {
+        let graph = self.graph;
+        for &w in graph.succs(op) {
             self.missing[w.index()] -= 1;
             if self.missing[w.index()] == 0 {
                 self.newly_ready.push(w);
+            } else {
+                self.pull.released_into(graph, w, &self.missing);
             }
         }
         selector.released(op, self);
@@ -212,13 +240,14 @@ impl State<'_, '_> {
                 Role::Free(_) => self.immediate.push(Reverse((self.graph.name(op), op))),
                 Role::Work => selector.push(op, self),
             },
-            Lifecycle::OnDemand => match role {
+            Lifecycle::OnDemand { .. } => match role {
                 Role::Alloc(_) => {
                     self.release(op, selector);
                     if self.graph.succs(op).is_empty() {
                         self.demand(op, selector);
                     }
                 }
+                Role::Work if self.pull.holds(op) => self.pull.sleep(self.graph, op, &self.missing),
                 _ => {
                     // Ready means every predecessor is done or an armed ALLOC: demand those.
                     let graph = self.graph;

@@ -11,6 +11,7 @@ pub(crate) mod engine;
 mod error;
 mod gate;
 pub(crate) mod graph;
+mod pull;
 mod window;
 
 pub mod critical_first;

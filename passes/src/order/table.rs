@@ -15,18 +15,50 @@ use std::fmt::Write as _;
 #[derive(Clone, Copy)]
 enum Make {
     Policy(Policy),
-    /// MPAS with its default lookahead (`true`) or without one, as Alg. 1 is written (`false`).
-    Mpas(bool),
+    /// MPAS with these options: the default (`mpas`), and the ablations of its two readiness
+    /// adaptations — no lookahead window, no pull rule, neither (Alg. 1 with demanded ALLOCs).
+    Mpas {
+        /// Whether the lookahead window is on (at its default width).
+        window: bool,
+        /// Whether the pull rule is on.
+        pull: bool,
+    },
 }
 
 /// The orders the table compares, in row order, with the name shown.
-const ORDERS: [(&str, Make); 6] = [
+const ORDERS: [(&str, Make); 8] = [
     ("input", Make::Policy(Policy::Input)),
     ("stable", Make::Policy(Policy::Stable)),
     ("memory-first", Make::Policy(Policy::MemoryFirst)),
     ("critical-first", Make::Policy(Policy::CriticalFirst)),
-    ("mpas", Make::Mpas(true)),
-    ("mpas unbounded", Make::Mpas(false)),
+    (
+        "mpas",
+        Make::Mpas {
+            window: true,
+            pull: true,
+        },
+    ),
+    (
+        "mpas{lookahead=0}",
+        Make::Mpas {
+            window: false,
+            pull: true,
+        },
+    ),
+    (
+        "mpas{pull=false}",
+        Make::Mpas {
+            window: true,
+            pull: false,
+        },
+    ),
+    (
+        "mpas{lookahead=0,pull=false}",
+        Make::Mpas {
+            window: false,
+            pull: false,
+        },
+    ),
 ];
 
 /// A case whose orders could not be computed.
@@ -40,7 +72,8 @@ pub struct TableError {
 }
 
 /// The pressure of every order of `module`, in the table's order (input, stable, memory-first,
-/// critical-first, mpas, mpas without lookahead), each with its name.
+/// critical-first, then MPAS by default and without its lookahead, its pull rule or both), each
+/// with its name.
 pub fn policy_pressures(module: &Module) -> Result<Vec<(&'static str, Pressure)>, OrderError> {
     let levels = bottom_levels(module);
     ORDERS
@@ -48,10 +81,13 @@ pub fn policy_pressures(module: &Module) -> Result<Vec<(&'static str, Pressure)>
         .map(|&(name, policy)| {
             let order = match policy {
                 Make::Policy(policy) => order_by(module, policy, &levels)?,
-                Make::Mpas(true) => mpas_order(module, &levels, &MpasOptions::default())?,
-                Make::Mpas(false) => {
-                    let literal = MpasOptions { lookahead: 0 };
-                    mpas_order(module, &levels, &literal)?
+                Make::Mpas { window, pull } => {
+                    let default = MpasOptions::default();
+                    let options = MpasOptions {
+                        lookahead: if window { default.lookahead } else { 0 },
+                        pull,
+                    };
+                    mpas_order(module, &levels, &options)?
                 }
             };
             Ok((name, pressure(module, &order)))
