@@ -315,10 +315,9 @@ impl Greedy<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::baselines::fixtures::random_module;
+    use crate::baselines::fixtures::{four_buffers, random_module};
     use crate::baselines::{cosma, CosmaOptions, CosmaOrder};
     use crate::verify::{replay, ReplayOptions};
-    use lattice_lir::parse_module;
 
     fn greedy() -> CosmaOptions {
         CosmaOptions {
@@ -332,30 +331,7 @@ mod tests {
         // L1 holds 100 B. Base loads A, B (30 B each, backed), C (40 B) then wants D (40 B):
         // full, so it evicts. The greedy predicts 60 B of eviction for D and none for the readers
         // of A, B and C, which free their buffers: it runs them first and never evicts.
-        let text = "module @w phase(parsed) {
-               target { tiers L1 = 100 pipes MTE2, MTE3, P spill_out MTE3, spill_in MTE2, spill_cost = 150 + 2 * size l0_exclusive = false }
-               buffer @b0 : L1[30] backed
-               buffer @b1 : L1[30] backed
-               buffer @b2 : L1[40]
-               buffer @b3 : L1[40]
-               %0 = alloc @b0
-               %1 = COPY_IN MTE2 10 (@b0) after(%0)
-               %2 = alloc @b1
-               %3 = COPY_IN MTE2 10 (@b1) after(%2)
-               %4 = alloc @b2
-               %5 = OP P 10 (@b2) after(%4)
-               %6 = alloc @b3
-               %7 = OP P 10 (@b3) after(%6)
-               %8 = OP P 10 (@b0) after(%1)
-               %12 = free @b0 after(%8)
-               %9 = OP P 10 (@b1) after(%3)
-               %13 = free @b1 after(%9)
-               %10 = OP P 10 (@b2) after(%5)
-               %14 = free @b2 after(%10)
-               %11 = OP P 10 (@b3) after(%7)
-               %15 = free @b3 after(%11)
-             }";
-        let module = parse_module(text).unwrap();
+        let module = four_buffers("parsed");
         let base = CosmaOptions {
             order: CosmaOrder::Base,
             ..CosmaOptions::default()

@@ -551,6 +551,7 @@ impl Placer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::baselines::fixtures::four_buffers;
     use crate::verify::{replay, ReplayOptions};
     use lattice_lir::parse_module;
 
@@ -579,32 +580,7 @@ mod tests {
         // A and B (backed, 30 B) at 0 and 30, C (40 B, no DDR copy) at 60. D (40 B) fits no
         // hole: the window [0, 40) costs 30 + 30 (reloads only), [60, 100) costs 2 * 40.
         // Retrieving A then finds D and C equally costly; D's next use is farther (Belady).
-        let text = format!(
-            "module @w phase(scheduled) {{
-               {TARGET}
-               buffer @b0 : L1[30] backed
-               buffer @b1 : L1[30] backed
-               buffer @b2 : L1[40]
-               buffer @b3 : L1[40]
-               %0 = alloc @b0
-               %1 = COPY_IN MTE2 10 (@b0) after(%0)
-               %2 = alloc @b1
-               %3 = COPY_IN MTE2 10 (@b1) after(%2)
-               %4 = alloc @b2
-               %5 = OP P 10 (@b2) after(%4)
-               %6 = alloc @b3
-               %7 = OP P 10 (@b3) after(%6)
-               %8 = OP P 10 (@b0) after(%1)
-               %12 = free @b0 after(%8)
-               %9 = OP P 10 (@b1) after(%3)
-               %13 = free @b1 after(%9)
-               %10 = OP P 10 (@b2) after(%5)
-               %14 = free @b2 after(%10)
-               %11 = OP P 10 (@b3) after(%7)
-               %15 = free @b3 after(%11)
-             }}"
-        );
-        let module = parse_module(&text).unwrap();
+        let module = four_buffers("scheduled");
         let (planned, stats) = place(&module, 1).unwrap();
         let r = replay(&planned, &ReplayOptions::default());
         assert!(r.violations.is_empty(), "{:?}", r.violations);

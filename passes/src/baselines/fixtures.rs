@@ -128,3 +128,35 @@ pub(crate) fn all_orders(proj: &Projection<'_>, visit: &mut impl FnMut(&[u32])) 
     }
     go(proj, &mut missing, &mut order, visit);
 }
+
+/// Four buffers on one 100 B L1 — A and B (30 B, backed), C and D (40 B) — each written by one
+/// command and read by one later command, in the text order: loading all four before any reader
+/// overfills the tier. `phase` is the module's phase keyword.
+pub(crate) fn four_buffers(phase: &str) -> Module {
+    let text = format!(
+        "module @w phase({phase}) {{
+           target {{ tiers L1 = 100 pipes MTE2, MTE3, P spill_out MTE3, spill_in MTE2, spill_cost = 150 + 2 * size l0_exclusive = false }}
+           buffer @b0 : L1[30] backed
+           buffer @b1 : L1[30] backed
+           buffer @b2 : L1[40]
+           buffer @b3 : L1[40]
+           %0 = alloc @b0
+           %1 = COPY_IN MTE2 10 (@b0) after(%0)
+           %2 = alloc @b1
+           %3 = COPY_IN MTE2 10 (@b1) after(%2)
+           %4 = alloc @b2
+           %5 = OP P 10 (@b2) after(%4)
+           %6 = alloc @b3
+           %7 = OP P 10 (@b3) after(%6)
+           %8 = OP P 10 (@b0) after(%1)
+           %12 = free @b0 after(%8)
+           %9 = OP P 10 (@b1) after(%3)
+           %13 = free @b1 after(%9)
+           %10 = OP P 10 (@b2) after(%5)
+           %14 = free @b2 after(%10)
+           %11 = OP P 10 (@b3) after(%7)
+           %15 = free @b3 after(%11)
+         }}"
+    );
+    parse_module(&text).expect("the fixture parses")
+}
