@@ -37,9 +37,8 @@
 //!    with constants 10/3 and keeps the last acceptance; we follow the paper's loop.) Contrary
 //!    to baselines.md §4.2 ("a no-op on these graphs") it is not one: without narrow waists
 //!    (§1.1) n̂ stays above 10, so every strictly narrower next command draws the bound on. It
-//!    moves 16
-//!    (Conv_Case0), 22 (FlashAttention_Case0), 118 (FlashAttention_Case1), 52 (Matmul_Case0) and
-//!    257 (Matmul_Case1) window ends; `magis,dlr` then spills less on Conv and FlashAttention
+//!    moves 16 (Conv_Case0), 22 (FlashAttention_Case0), 118 (FlashAttention_Case1), 52
+//!    (Matmul_Case0) and 257 (Matmul_Case1) window ends; `magis,dlr` then spills less on Conv and FlashAttention
 //!    (traffic 88592 → 85904, 17460 → 16924, 96996 → 96648 B) and is unchanged on Matmul but for
 //!    the makespan. `extend-bound=false` gives the plain W-windows.
 //! 4. Inside a window: its weakly connected blocks are scheduled exactly by the frontier DP
