@@ -140,22 +140,22 @@ pub fn reproduce(cases: &[Module], options: PaperOptions) -> Result<Vec<CaseResu
     tasks.sort_by_key(|&(c, p)| (std::cmp::Reverse(cases[c].ops.len()), c, p));
     let outcomes = parallel::map(options.jobs, &tasks, |&(c, p)| {
         progress.set_message(format!("{}: {}", cases[c].name, pipelines[p]));
-        let result = run::run(&cases[c], &pipelines[p]).map(|mut r| {
+        let result = run::run(&cases[c], &pipelines[p]).map(|run| Outcome {
+            metrics: run.metrics.clone(),
             // Only the plans the second phase reads stay in memory.
-            if pipelines[p] != FREEZE && pipelines[p] != LATTICE {
-                r.module = Module::new(r.module.name, r.module.target);
-            }
-            r
+            kept: (pipelines[p] == FREEZE || pipelines[p] == LATTICE).then_some(run),
         });
         progress.inc(1);
         result
     });
-    let mut grid: Vec<Vec<Option<Run>>> = vec![vec![None; pipelines.len()]; cases.len()];
+    let mut grid: Vec<Vec<Option<Outcome>>> = (0..cases.len())
+        .map(|_| (0..pipelines.len()).map(|_| None).collect())
+        .collect();
     for (&(c, p), outcome) in tasks.iter().zip(outcomes) {
         grid[c][p] = Some(outcome?);
     }
 
-    let per_case: Vec<(usize, Vec<Option<Run>>)> = grid.into_iter().enumerate().collect();
+    let per_case: Vec<(usize, Vec<Option<Outcome>>)> = grid.into_iter().enumerate().collect();
     let results = parallel::map(options.jobs, &per_case, |(c, runs)| {
         let case = &cases[*c];
         progress.set_message(format!("{}: diagnostics and figures", case.name));
@@ -167,11 +167,18 @@ pub fn reproduce(cases: &[Module], options: PaperOptions) -> Result<Vec<CaseResu
     results.into_iter().collect()
 }
 
+/// What the second phase needs of one pipeline's run: its metrics, and the whole run only for
+/// the plans the diagnostics and figures read (Freeze and LATTICE).
+struct Outcome {
+    metrics: Metrics,
+    kept: Option<Run>,
+}
+
 /// Characterization, diagnostics, times and figure data of one workload from its runs.
 fn second_phase(
     case: &Module,
     pipelines: &[String],
-    runs: &[Option<Run>],
+    runs: &[Option<Outcome>],
 ) -> Result<CaseResult, PaperError> {
     let fail = |e: &dyn std::fmt::Display| PaperError::Pipeline {
         case: case.name.clone(),
@@ -183,8 +190,8 @@ fn second_phase(
             .iter()
             .zip(runs)
             .find(|(p, _)| *p == pipeline)
-            .and_then(|(_, r)| r.as_ref())
-            .expect("the Freeze and LATTICE pipelines are always run")
+            .and_then(|(_, r)| r.as_ref()?.kept.as_ref())
+            .expect("the Freeze and LATTICE pipelines are always run and kept")
     };
     let (freeze, lattice) = (find(FREEZE), find(LATTICE));
     let input = input_order(case).map_err(|e| fail(&e))?;
