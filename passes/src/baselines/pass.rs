@@ -152,7 +152,7 @@ pub struct Cosma(CosmaOptions);
 impl RegisteredPass for Cosma {
     const NAME: &'static str = "cosma";
     const SUMMARY: &'static str =
-        "COSMA baseline (baselines.md §5): min-peak windowed order, then best-fit placement with min-cost eviction windows; plans the module";
+        "COSMA baseline (baselines.md §5): min-peak windowed order, then best-fit placement with min-cost eviction windows (or, with ilp-window, per-tier MILP windows); plans the module";
     type Options = CosmaOptions;
     fn new(options: CosmaOptions) -> Self {
         Cosma(options)
@@ -202,6 +202,21 @@ impl Pass for Cosma {
             "most bytes resident in all tiers at once",
             p.physical_peak,
         );
+        // Only the exact mode has MILP counters; the default statistics stay as they were.
+        if self.0.ilp_window > 0 {
+            let i = stats.ilp;
+            cx.statistic("ilp-windows", "per-tier MILP windows solved", i.windows);
+            cx.statistic(
+                "ilp-variables",
+                "variables of the largest MILP window",
+                i.variables,
+            );
+            cx.statistic(
+                "ilp-nodes",
+                "branch-and-bound nodes over all MILP windows",
+                i.nodes,
+            );
+        }
         *module = planned;
         Ok(())
     }
