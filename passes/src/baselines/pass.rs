@@ -152,7 +152,7 @@ pub struct Cosma(CosmaOptions);
 impl RegisteredPass for Cosma {
     const NAME: &'static str = "cosma";
     const SUMMARY: &'static str =
-        "COSMA baseline (baselines.md §5): min-peak windowed order, then best-fit placement with min-cost eviction windows (or, with ilp-window, per-tier MILP windows); plans the module";
+        "COSMA baseline (baselines.md §5): min-peak windowed order, then best-fit placement with min-cost eviction windows; plans the module";
     type Options = CosmaOptions;
     fn new(options: CosmaOptions) -> Self {
         Cosma(options)
