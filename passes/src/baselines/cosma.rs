@@ -9,12 +9,16 @@
 //! vector the prefix leaves (the §III-E1 objective, with windows as the §IV decomposition);
 //! `base` keeps the Base order (pure COSMA FS); `traffic-greedy` is E1 keyed by the eviction
 //! bytes the placement policy predicts for running a command now, then raise, then id (a greedy
-//! on Eq. 12; [`super::cosma_greedy`]). Not offered: the optional per-window MILP
-//! (`cosma_ilp_window`, off by default in the spec: it needs a MILP solver).
+//! on Eq. 12; [`super::cosma_greedy`]).
+//!
+//! Placement: the greedy by default; with `ilp-window=N` (N > 0; the spec's `cosma_ilp_window`,
+//! off by default) the exact per-tier MILP over windows of N steps of [`super::cosma_ilp`], meant
+//! to validate the greedy on small inputs (its windows are capped in size).
 //! Complexity: O((V/W) · D_W · W) for the windows, or the greedy's O(V · F · (T + k · R)) bound,
-//! plus the placement's O(V log V + misses · R).
+//! plus the placement's O(V log V + misses · R), or the MILPs' (exponential in a window's size).
 
 use super::cosma_greedy::traffic_greedy;
+use super::cosma_ilp::{place_ilp, IlpError, IlpStats};
 use super::cosma_plan::{place, PlaceError, PlaceStats};
 use super::projection::Projection;
 use super::window::{reschedule, WindowOptions, WindowStats};
@@ -45,6 +49,8 @@ pass_options! {
         max_states: usize = 256,
         /// Offsets are multiples of this many bytes.
         align: u64 = 1,
+        /// Exact placement: 0 = off (the greedy); N = per-tier MILP windows of N steps (small inputs only).
+        ilp_window: usize = 0,
     }
 }
 
@@ -55,6 +61,8 @@ pub struct CosmaStats {
     pub windows: WindowStats,
     /// The placement.
     pub place: PlaceStats,
+    /// The exact placement's MILPs (all zero when `ilp-window` is off).
+    pub ilp: IlpStats,
 }
 
 /// Why COSMA failed.
@@ -66,6 +74,9 @@ pub enum CosmaError {
     /// No room for a buffer.
     #[error(transparent)]
     Place(#[from] PlaceError),
+    /// The exact placement failed.
+    #[error(transparent)]
+    Ilp(#[from] IlpError),
     /// The module already has a memory plan.
     #[error("cosma cannot reorder a `{0}` module: its memory plan is bound to the current order; run it before planning")]
     Planned(Phase),
@@ -76,6 +87,9 @@ impl From<CosmaError> for lattice::PassError {
         match e {
             CosmaError::Order(e) => e.into(),
             CosmaError::Place(PlaceError { op: Some(op), kind }) => {
+                lattice::PassError::at(op, kind.to_string())
+            }
+            CosmaError::Ilp(IlpError { op: Some(op), kind }) => {
                 lattice::PassError::at(op, kind.to_string())
             }
             e => lattice::PassError::new(e.to_string()),
@@ -121,6 +135,25 @@ pub fn cosma(module: &Module, options: &CosmaOptions) -> Result<(Module, CosmaSt
     let mut scheduled = module.clone();
     scheduled.schedule = order;
     scheduled.phase = Phase::Scheduled;
+    if options.ilp_window > 0 {
+        let (planned, ilp) = place_ilp(&scheduled, options.ilp_window, options.align)?;
+        let place = ilp.place;
+        return Ok((
+            planned,
+            CosmaStats {
+                windows,
+                place,
+                ilp,
+            },
+        ));
+    }
     let (planned, place) = place(&scheduled, options.align)?;
-    Ok((planned, CosmaStats { windows, place }))
+    Ok((
+        planned,
+        CosmaStats {
+            windows,
+            place,
+            ilp: IlpStats::default(),
+        },
+    ))
 }

@@ -8,8 +8,9 @@
 //! FREE, expanded back to σ by the order module's Kahn engine; `model` — which bytes a command
 //! allocates and frees; `cost` — the scalarisation of per-tier vectors (§1.3); `frontier_dp` — E2,
 //! shared by HMCOS, MAGIS and COSMA; `window` — E3, shared by MAGIS and COSMA; `hierarchy` and
-//! `hmcos`; `magis`; `cosma`, `cosma_plan` (placement) and `cosma_greedy` (its traffic-greedy order); `eda`; `base`; `pass` (the wrappers); `table`
-//! (the per-case summary `lattice-bench baselines` prints).
+//! `hmcos`; `magis`; `cosma`, `cosma_plan` (placement), `cosma_ilp` (its exact MILP mode,
+//! `ilp-window`) and `cosma_greedy` (its traffic-greedy order); `eda`; `base`; `pass` (the
+//! wrappers); `table` (the per-case summary `lattice-bench baselines` prints).
 //!
 //! Every order is a topological order of the precedence graph with the L0 turns, so every result
 //! keeps L0 exclusivity when the target asks for it, and is deterministic.
@@ -17,6 +18,7 @@
 mod base;
 mod cosma;
 mod cosma_greedy;
+mod cosma_ilp;
 mod cosma_plan;
 mod cost;
 mod eda;
@@ -34,6 +36,7 @@ mod window;
 
 pub use base::{base, BaseError};
 pub use cosma::{cosma, cosma_order, CosmaError, CosmaOptions, CosmaOrder, CosmaStats};
+pub use cosma_ilp::{place_ilp, IlpError, IlpErrorKind, IlpStats, MAX_VARIABLES, NODE_LIMIT};
 pub use cosma_plan::{place, PlaceError, PlaceErrorKind, PlaceStats};
 pub use cost::{Cost, Scale};
 pub use eda::{eda_order, EdaOptions, EdaTraversal};

@@ -202,6 +202,21 @@ impl Pass for Cosma {
             "most bytes resident in all tiers at once",
             p.physical_peak,
         );
+        // Only the exact mode has MILP counters; the default statistics stay as they were.
+        if self.0.ilp_window > 0 {
+            let i = stats.ilp;
+            cx.statistic("ilp-windows", "per-tier MILP windows solved", i.windows);
+            cx.statistic(
+                "ilp-variables",
+                "variables of the largest MILP window",
+                i.variables,
+            );
+            cx.statistic(
+                "ilp-nodes",
+                "branch-and-bound nodes over all MILP windows",
+                i.nodes,
+            );
+        }
         *module = planned;
         Ok(())
     }
