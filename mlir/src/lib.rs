@@ -1,12 +1,12 @@
 //! The MLIR bridge of lattice, built with the cargo feature `mlir` (it links LLVM/MLIR 22 through
 //! `melior`; without the feature this crate is empty and the default build needs no LLVM).
 //!
-//! - [`dialect`]: the `lattice` dialect, defined in IRDL and registered in an MLIR context at run
+//! - `dialect`: the `lattice` dialect, defined in IRDL and registered in an MLIR context at run
 //!   time, so MLIR's verifier checks lattice ops;
-//! - [`export`] and [`import`]: LIR ↔ MLIR, exact for every phase (`print(import(export(m))) ==
-//!   print(m)`), and [`text`] for the tools (`lattice-translate --lir-to-mlir/--mlir-to-lir`,
+//! - `export` and `import`: LIR ↔ MLIR, exact for every phase (`print(import(export(m))) ==
+//!   print(m)`), and `text` for the tools (`lattice-translate --lir-to-mlir/--mlir-to-lir`,
 //!   `lattice-opt in.mlir`);
-//! - [`external`] and [`pipeline`]: every pass of a lattice registry as an MLIR external pass, and
+//! - `external` and `pipeline`: every pass of a lattice registry as an MLIR external pass, and
 //!   mixed pipelines such as `canonicalize,lattice-mpas,lattice-dlr,lattice-verify` in an MLIR
 //!   `PassManager`, failures reported as MLIR diagnostics.
 

@@ -2,17 +2,17 @@
 //! a planned module by changing only the per-pipe issue order, never the memory plan.
 //!
 //! Freeze — the module's own σ — is the incumbent and the fallback. CPE builds one slack-guided
-//! list-scheduling seed over the constraint graph ([`seed`]), improved by `justify` rounds of
-//! forward–backward justification ([`justify`]), within Freeze's physical and logical peaks,
+//! list-scheduling seed over the constraint graph (`seed`), improved by `justify` rounds of
+//! forward–backward justification (`justify`), within Freeze's physical and logical peaks,
 //! and keeps it if it is accepted and faster; then up to `passes` rounds of bounded local search over adjacent
-//! same-pipe swaps near a critical chain ([`search`]). A pipe order becomes σ by a linear
-//! extension of the constraint graph and the pipe chains ([`sigma`]); acceptance ([`accept`])
+//! same-pipe swaps near a critical chain (`search`). A pipe order becomes σ by a linear
+//! extension of the constraint graph and the pipe chains (`sigma`); acceptance (`accept`)
 //! runs the independent verifier and checks the plan is Freeze's (ops, the spill and reuse
-//! dependencies σ implies, spills, traffic, peaks no higher) and the makespan strictly lower. The constraint graph ([`constraints`]) is G_fixed plus residency containment and the
+//! dependencies σ implies, spills, traffic, peaks no higher) and the makespan strictly lower. The constraint graph (`constraints`) is G_fixed plus residency containment and the
 //! spill export order, so the exported memory and spill files stay byte-identical.
 //!
 //! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted).
-//! Deterministic: the work runs on a copy whose op ids are Freeze positions ([`canonical`]), and
+//! Deterministic: the work runs on a copy whose op ids are Freeze positions (`canonical`), and
 //! every choice is keyed by times, keys and those ids, so the result does not depend on how the
 //! module's arena is laid out. Cost: O((1 + 2·justify + passes · candidates) · (V + E) log V)
 //! plus one verifier replay per offered candidate.

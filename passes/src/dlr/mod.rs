@@ -3,8 +3,8 @@
 //! of room, and writes the memory-plan contract (offsets, events, spill and reuse dependencies)
 //! into the IR. The result is a `planned` module.
 //!
-//! Stages, one file each: [`lifetimes`] moves ALLOCs later and FREEs earlier so residency spans
-//! first to last use; [`scan`] walks that σ with a [`free_list`] per tier and the [`victim`]
+//! Stages, one file each: `lifetimes` moves ALLOCs later and FREEs earlier so residency spans
+//! first to last use; `scan` walks that σ with a `free_list` per tier and the `victim`
 //! ranking; [`plan`] writes the scan into the module with [`spill::materialize`] (spill k named
 //! N+2k / N+2k+1 as the contest numbers them; dependencies derived, including the L0 hand-offs
 //! under `l0_exclusive`). The pass wrapper

@@ -17,7 +17,7 @@
 //!    whenever no FREE or ordinary op is ready, it then pops the smallest ALLOC anywhere in the
 //!    graph, mostly for ops that cannot run yet, which only lengthens lifetimes (logical peak on
 //!    Conv_Case0 80,170 B literally, 39,010 B on demand).
-//! 2. **Pulled loaders** ([`super::pull`], option `pull`). A loader — an op whose predecessors
+//! 2. **Pulled loaders** (`super::pull`, option `pull`). A loader — an op whose predecessors
 //!    are all ALLOCs, on the contest traces exactly the COPY_INs — is held back until nothing
 //!    else can run, and then woken for the consumer of smallest incoming position that could run
 //!    once its loaders ran. Why: comparing `stable`'s peak on Conv_Case0 (7,488 B, which MPAS
@@ -32,7 +32,7 @@
 //!    (shapes matmul, attention, conv and random, 10–4,000 nodes, seeds 0–39: 1,760 modules) it
 //!    is below `stable` on 899 and above on 15, all of shape random, where −C(v) runs chains far
 //!    ahead; without the rule MPAS is above `stable` on most of them (497 of a 700-module subset).
-//! 3. **A lookahead window** ([`super::window`], option `lookahead`) keeps the key from trading
+//! 3. **A lookahead window** (`super::window`, option `lookahead`) keeps the key from trading
 //!    the incoming order's tile structure for breadth: the key ranks only ready ops within that
 //!    many positions of the first op of the incoming σ not yet emitted (`lookahead=0`: the whole
 //!    ready set). Without the pull rule it is what keeps MPAS near `stable` (unbounded and
@@ -40,7 +40,7 @@
 //!    Conv_Case0); with it, the window no longer changes any shipped case's peak and changes
 //!    few generated ones. The default, 32, is one fixed number for every input.
 //!
-//! No deadlock: the gate's argument ([`super::gate`]) makes the graph acyclic on well-formed
+//! No deadlock: the gate's argument (`super::gate`) makes the graph acyclic on well-formed
 //! inputs, and none of the three rules ever leaves the engine without a candidate while an op
 //! could run: a demanded ALLOC is in the selector; the window hands out a parked op when it has
 //! nothing else; a sleeping loader is woken when the selector and the FREE queue are empty.
@@ -48,7 +48,7 @@
 //!
 //! Why the peak is no lower on the Matmul cases: they sit at the minimum over every legal order.
 //! Model them as an n×n grid of output tiles, each computed atomically (its L0C accumulator is
-//! exclusive) by steps k = 0..n−1 that read A[i][k] and B[k][j], an L1 tile live from its first to
+//! exclusive) by steps k = 0..n−1 that read `A[i][k]` and `B[k][j]`, an L1 tile live from its first to
 //! its last read. An exhaustive search over every order of the cells (dynamic programming over
 //! the subsets of finished cells) gives the least peak 2, 5, 12 and 20 tiles for n = 1..4 — for
 //! n ≥ 3, n(n+1): all n² B tiles plus the current row's A tiles — and the row-major order, the

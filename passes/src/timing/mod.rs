@@ -6,7 +6,7 @@
 //! Pieces, one file each: [`graph`] (G_fixed: every dependency, with durations and pipes),
 //! [`pipes`] (the per-pipe order ρ, read off σ or built by a scheduler), [`eval`] (earliest
 //! starts over G_fixed plus ρ, or over G_fixed alone), [`levels`] (downstream criticality),
-//! [`slack`] (Freeze start − earliest start) and [`chain`] (a critical chain). [`Timing`] bundles
+//! [`mod@slack`] (Freeze start − earliest start) and [`chain`] (a critical chain). [`Timing`] bundles
 //! them for a module's own σ — its Freeze timing — and is cached by the pass manager as an
 //! analysis. Every function is O(V + E); building the graph sorts its edges once.
 
