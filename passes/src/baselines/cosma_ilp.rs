@@ -680,13 +680,7 @@ fn merge(
                 events.push(PlanStep::Out(spills.len()));
                 spills.push((b, 0));
                 resident -= buf.size;
-                stats.spills += 1;
-                if buf.backed {
-                    stats.drops += 1;
-                    stats.traffic += buf.size;
-                } else {
-                    stats.traffic += 2 * buf.size;
-                }
+                stats.count_spill(buf);
             }
         }
         for &(b, action) in &at[q] {

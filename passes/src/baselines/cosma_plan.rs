@@ -88,6 +88,20 @@ pub struct PlaceStats {
     pub physical_peak: u64,
 }
 
+impl PlaceStats {
+    /// Counts the SPILL_OUT of `buffer`: a drop when it is backed (its reload is the traffic),
+    /// else a writeback and a reload (DESIGN §1.3).
+    pub(super) fn count_spill(&mut self, buffer: &lattice_lir::Buffer) {
+        self.spills += 1;
+        if buffer.backed {
+            self.drops += 1;
+            self.traffic += buffer.size;
+        } else {
+            self.traffic += 2 * buffer.size;
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Unborn,
@@ -526,13 +540,7 @@ impl Placer<'_> {
         self.spills.push((v, 0));
         self.state[v.index()] = State::Spilled(k);
         self.events.push(PlanStep::Out(k));
-        self.stats.spills += 1;
-        if buf.backed {
-            self.stats.drops += 1;
-            self.stats.traffic += buf.size;
-        } else {
-            self.stats.traffic += 2 * buf.size;
-        }
+        self.stats.count_spill(buf);
     }
 
     /// The planned module: offsets, spill ops named N+2k / N+2k+1, σ, derived dependencies.
