@@ -77,6 +77,18 @@ pub struct Buffer {
     pub loc: Option<Loc>,
 }
 
+impl Buffer {
+    /// Extra DDR bytes one spill of this buffer moves (DESIGN §1.3): the reload only when it is
+    /// backed, else the writeback too.
+    pub fn spill_traffic(&self) -> u64 {
+        if self.backed {
+            self.size
+        } else {
+            self.size.saturating_mul(2)
+        }
+    }
+}
+
 /// Why one op must come after another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DepKind {

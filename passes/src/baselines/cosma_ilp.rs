@@ -318,7 +318,7 @@ fn lifetimes(module: &Module, tier: usize, align: u64) -> (Vec<usize>, Vec<Life>
                     named: Vec::new(),
                     units: buf.size.div_ceil(align) as i64,
                     top: (capacity.saturating_sub(buf.size) / align) as i64,
-                    cost: if buf.backed { buf.size } else { 2 * buf.size },
+                    cost: buf.spill_traffic(),
                 });
                 lives.len() - 1
             });

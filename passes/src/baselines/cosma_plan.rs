@@ -93,12 +93,8 @@ impl PlaceStats {
     /// else a writeback and a reload (DESIGN §1.3).
     pub(super) fn count_spill(&mut self, buffer: &lattice_lir::Buffer) {
         self.spills += 1;
-        if buffer.backed {
-            self.drops += 1;
-            self.traffic += buffer.size;
-        } else {
-            self.traffic += 2 * buffer.size;
-        }
+        self.drops += u64::from(buffer.backed);
+        self.traffic += buffer.spill_traffic();
     }
 }
 
@@ -177,12 +173,7 @@ impl<'m> Space<'m> {
     /// Bytes of DDR traffic evicting `c` costs: its writeback (none when backed, DESIGN §1.3)
     /// plus the retrieve it will need.
     pub(super) fn eviction_cost(&self, c: BufferId) -> u64 {
-        let s = self.size(c);
-        if self.m.buffer(c).backed {
-            s
-        } else {
-            2 * s
-        }
+        self.m.buffer(c).spill_traffic()
     }
 
     /// The smallest (aligned) hole of `residents` (a tier of `capacity` bytes) holding `size`

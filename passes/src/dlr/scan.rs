@@ -377,11 +377,7 @@ impl Scanner<'_> {
         self.out.events.push(PlanStep::Out(k));
         let stats = &mut self.out.stats;
         stats.spills += 1;
-        if buf.backed {
-            stats.drops += 1;
-            stats.traffic += buf.size;
-        } else {
-            stats.traffic += 2 * buf.size;
-        }
+        stats.drops += u64::from(buf.backed);
+        stats.traffic += buf.spill_traffic();
     }
 }
