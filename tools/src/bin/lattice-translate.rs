@@ -21,7 +21,7 @@ use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
 };
 use lattice_lir::diag::render_error;
-use lattice_lir::{parse_module, print_module, verify_module};
+use lattice_lir::{parse_module, print_module, verify_module, Module};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -124,13 +124,7 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
     } else {
         lattice_mlir::mlir_to_lir(&text).map_err(|d| Failure(render_all(&d, &file, Some(&text))))?
     };
-    if let Err(errors) = verify_module(&module) {
-        let rendered = errors
-            .iter()
-            .map(|e| render_error(&file, Some(&text), e))
-            .collect();
-        return Err(Failure(rendered));
-    }
+    verified(&module, &file, &text)?;
     let converted = if to_mlir {
         lattice_mlir::lir_to_mlir_text(&module)
             .map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))?
@@ -143,6 +137,19 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
 #[cfg(not(feature = "mlir"))]
 fn convert_mlir(_cli: &Cli) -> Result<(), Failure> {
     usage("give --import-contest or --export-contest")
+}
+
+/// The structural verifier's errors of `module` (read from `file`, whose text is `text`),
+/// rendered against that text.
+fn verified(module: &Module, file: &str, text: &str) -> Result<(), Failure> {
+    verify_module(module).map_err(|errors| {
+        Failure(
+            errors
+                .iter()
+                .map(|e| render_error(file, Some(text), e))
+                .collect(),
+        )
+    })
 }
 
 fn read(path: &Path) -> Result<String, Failure> {
@@ -226,13 +233,7 @@ fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
     let text = read(lir_path)?;
     let file = lir_path.display().to_string();
     let module = parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?;
-    if let Err(errors) = verify_module(&module) {
-        let rendered = errors
-            .iter()
-            .map(|e| render_error(&file, Some(&text), e))
-            .collect();
-        return Err(Failure(rendered));
-    }
+    verified(&module, &file, &text)?;
     let trio = export_trio(&module).map_err(|e| Failure(render_contest(&e, &file, &text, &[])))?;
     let outputs = [
         ("schedule", Some(&trio.schedule)),
