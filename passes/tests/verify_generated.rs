@@ -4,19 +4,13 @@
 //! L0 buffer kept live past the next one of its tier — is rejected with its category. Each case
 //! is linear in the size of its module.
 
+mod common;
+
+use common::categories;
 use lattice_lir::{Module, OpId, OpKind};
 use lattice_passes::generate::{generate, trivial_plan, GenSpec, Shape};
 use lattice_passes::verify::{replay, Category, ReplayOptions};
 use proptest::prelude::*;
-use std::collections::BTreeSet;
-
-fn categories(m: &Module) -> BTreeSet<Category> {
-    replay(m, &ReplayOptions::default())
-        .violations
-        .iter()
-        .map(|v| v.category)
-        .collect()
-}
 
 /// The ALLOC of every buffer, indexed by buffer.
 fn allocs(m: &Module) -> Vec<Option<OpId>> {

@@ -16,6 +16,8 @@
 
 mod common;
 
+use common::categories;
+
 use lattice_lir::{DepKind, Module, OpId, OpKind};
 use lattice_passes::analysis::bottom_levels;
 use lattice_passes::dlr::{plan, DlrOptions};
@@ -96,14 +98,6 @@ fn reordered(m: &Module, h: &HandOff) -> Option<Vec<OpId>> {
         }
     }
     (order.len() == m.ops.len()).then_some(order)
-}
-
-fn categories(m: &Module) -> BTreeSet<Category> {
-    replay(m, &ReplayOptions::default())
-        .violations
-        .iter()
-        .map(|v| v.category)
-        .collect()
 }
 
 fn name(m: &Module, id: OpId) -> String {

@@ -2,14 +2,16 @@
 //! cases are there, sorted by name; a missing `shared/` is a failure, not a skip), and the
 //! independent check DLR's tests hold plans to: the `verify` replay (written from DESIGN §1.3 and
 //! sharing no code with DLR) must find no violation, and its recomputed spill count and traffic
-//! are returned for comparison with DLR's own statistics.
+//! are returned for comparison with DLR's own statistics; the verifier tests compare the set of
+//! violation categories a replay finds.
 
 // Each test binary compiles this module and uses a subset of it.
 #![allow(dead_code)]
 
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::Module;
-use lattice_passes::verify::{replay, ReplayOptions};
+use lattice_passes::verify::{replay, Category, ReplayOptions};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// What the replay recomputed.
@@ -30,6 +32,15 @@ pub fn check_plan(m: &Module) -> Replay {
         spills: result.metrics.spill_count,
         traffic: result.metrics.extra_traffic,
     }
+}
+
+/// The categories of every violation the default replay finds in `m`.
+pub fn categories(m: &Module) -> BTreeSet<Category> {
+    replay(m, &ReplayOptions::default())
+        .violations
+        .iter()
+        .map(|v| v.category)
+        .collect()
 }
 
 /// Every shipped case as `(name, contest JSON)`, sorted by name.
