@@ -21,7 +21,7 @@ use crate::figures::{
     Block, FigureError, Interval, ResidencyPanel, Series,
 };
 use lattice_lir::{Module, OpKind};
-use lattice_passes::timing::timing;
+use lattice_passes::timing::{evaluate, FixedGraph, PipeOrder, Times};
 use std::path::Path;
 
 /// A written figure: its caption and file name (relative to the output directory).
@@ -49,14 +49,24 @@ pub struct CaseFigures {
 impl CaseFigures {
     /// The figure data of a workload's Freeze plan and its CPE refinement.
     pub fn of(freeze: &Module, refined: &Module) -> CaseFigures {
-        let horizon = timing(freeze).map_or(0, |t| t.freeze.makespan);
+        let freeze_times = sigma_times(freeze);
         CaseFigures {
             residency: residencies(freeze),
             pipes: freeze.target.pipes.clone(),
-            activity: vec![activity("Freeze", freeze), activity("CPE", refined)],
-            horizon,
+            horizon: freeze_times.as_ref().map_or(0, |t| t.makespan),
+            activity: vec![
+                activity("Freeze", freeze, freeze_times.as_ref()),
+                activity("CPE", refined, sigma_times(refined).as_ref()),
+            ],
         }
     }
+}
+
+/// Start and end of every op of `module` under σ's own pipe order (its Freeze timing); `None`
+/// only for a σ whose pipe order closes a cycle, which a verified plan never has.
+fn sigma_times(module: &Module) -> Option<Times> {
+    let graph = FixedGraph::of(module);
+    evaluate(&graph, Some(&PipeOrder::of_sigma(&graph, &module.schedule))).ok()
 }
 
 /// The residencies of `module`'s non-staging tiers along σ.
@@ -117,17 +127,17 @@ fn residencies(module: &Module) -> Vec<ResidencyPanel> {
     panels.into_iter().flatten().collect()
 }
 
-/// Every timed op of `module` as an interval on its pipe.
-fn activity(label: &str, module: &Module) -> ActivityPanel {
+/// Every timed op of `module` as an interval on its pipe, at `times`.
+fn activity(label: &str, module: &Module, times: Option<&Times>) -> ActivityPanel {
     let mut intervals = Vec::new();
-    if let Ok(t) = timing(module) {
+    if let Some(t) = times {
         for (i, op) in module.ops.iter().enumerate() {
             if let Some(pipe) = op.kind.pipe() {
-                if t.freeze.end[i] > t.freeze.start[i] {
+                if t.end[i] > t.start[i] {
                     intervals.push(Interval {
                         pipe: module.target.pipes[pipe.index()].clone(),
-                        start: t.freeze.start[i],
-                        end: t.freeze.end[i],
+                        start: t.start[i],
+                        end: t.end[i],
                     });
                 }
             }
@@ -372,10 +382,13 @@ mod tests {
     fn activity_spans_every_timed_op() {
         let case = crate::paper::example();
         let plan = run(&case, "mpas,dlr").expect("plans").module;
-        let panel = activity("Freeze", &plan);
+        let panel = activity("Freeze", &plan, sigma_times(&plan).as_ref());
         let timed = plan.ops.iter().filter(|op| op.kind.cycles() > 0).count();
         assert_eq!(panel.intervals.len(), timed);
-        let horizon = timing(&plan).expect("times").freeze.makespan;
+        let horizon = lattice_passes::timing::timing(&plan)
+            .expect("times")
+            .freeze
+            .makespan;
         assert!(panel.intervals.iter().all(|i| i.end <= horizon));
     }
 }
