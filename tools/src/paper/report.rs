@@ -7,7 +7,7 @@
 //! --metrics` prints them. Everything but the compile-time section is deterministic. Linear in
 //! the size of [`Results`].
 
-use super::configs::Config;
+use super::configs::{Config, LATTICE};
 use super::metric::Metric;
 use super::plots::Figure;
 use super::results::{Results, Study};
@@ -200,8 +200,11 @@ fn end_to_end(out: &mut String, r: &Results) {
             percent(v.reduction_percent)
         );
     }
-    let lattice = study.configs.len() - 1;
-    for c in 0..study.cases() {
+    let lattice = study.index(LATTICE);
+    let cells = lattice
+        .into_iter()
+        .flat_map(|l| (0..study.cases()).map(move |c| (c, l)));
+    for (c, lattice) in cells {
         for m in Metric::ALL {
             let (ours, base) = (study.value(c, lattice, m), study.value(c, 0, m));
             if base < ours {

@@ -64,6 +64,11 @@ impl Study {
         metric.of(&self.cells[case * self.configs.len() + config].metrics)
     }
 
+    /// The index of the configuration running `pipeline`.
+    pub fn index(&self, pipeline: &str) -> Option<usize> {
+        self.configs.iter().position(|c| c.pipeline == pipeline)
+    }
+
     /// Number of workloads.
     pub fn cases(&self) -> usize {
         self.cells.len() / self.configs.len().max(1)
@@ -220,11 +225,8 @@ impl Results {
     /// The studies of `results`.
     pub fn of(results: &[CaseResult]) -> Results {
         let end_to_end = Study::of(end_to_end(), results);
-        let lattice = end_to_end
-            .configs
-            .iter()
-            .position(|c| c.pipeline == LATTICE)
-            .unwrap_or(0);
+        // `end_to_end()` lists LATTICE; were it missing, no cell would compare it.
+        let lattice = end_to_end.index(LATTICE);
         let geomean_vs_base = end_to_end
             .configs
             .iter()
@@ -236,6 +238,7 @@ impl Results {
             .collect();
         let mut versus = Vec::new();
         for (c, r) in results.iter().enumerate() {
+            let Some(lattice) = lattice else { break };
             for m in Metric::ALL {
                 let Some(&best) = externals
                     .iter()
