@@ -42,6 +42,28 @@ macro_rules! unsigned_option {
 }
 unsigned_option!(u32, u64, usize);
 
+macro_rules! positive_option {
+    ($($ty:ty),*) => {$(
+        impl OptionType for $ty {
+            fn describe() -> String {
+                "positive integer".into()
+            }
+            fn parse_option(text: &str) -> Result<Self, String> {
+                let value = text.parse().ok().filter(|_| text.bytes().all(|b| b.is_ascii_digit()));
+                value.and_then(<$ty>::new).ok_or_else(|| {
+                    format!("expected a positive integer, found `{text}`")
+                })
+            }
+            fn print_option(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+// Counts that must not be zero (a search budget, a thread count) say so in their type, so a zero
+// is rejected when the pipeline is parsed instead of being clamped later.
+positive_option!(std::num::NonZeroU32, std::num::NonZeroU64);
+
 impl OptionType for bool {
     fn describe() -> String {
         "bool".into()
@@ -153,6 +175,9 @@ pub trait PassOptions: Default + Clone + std::fmt::Debug {
     /// Builds the options from canonical pairs (as produced by the pipeline parser); a pair naming
     /// no option or holding an invalid value is an error.
     fn from_pairs(pairs: &[(String, String)]) -> Result<Self, String>;
+    /// Every option with its canonical value, in declaration order: what `from_pairs` reads back
+    /// to equal options.
+    fn pairs(&self) -> Vec<(String, String)>;
 }
 
 /// The kebab-case spelling of a field name.
@@ -221,6 +246,15 @@ macro_rules! pass_options {
                 }
                 Ok(options)
             }
+
+            fn pairs(&self) -> Vec<(String, String)> {
+                vec![$(
+                    (
+                        $crate::options::kebab(stringify!($field)),
+                        <$ty as $crate::options::OptionType>::print_option(&self.$field),
+                    )
+                ),*]
+            }
         }
     };
 }
@@ -238,6 +272,9 @@ impl PassOptions for NoOptions {
             Some((key, _)) => Err(format!("unknown option `{key}`")),
             None => Ok(NoOptions),
         }
+    }
+    fn pairs(&self) -> Vec<(String, String)> {
+        Vec::new()
     }
 }
 
@@ -286,11 +323,16 @@ mod tests {
         assert_eq!(opts.max_rounds, 9);
         assert_eq!(opts.policy, Policy::Lru);
         assert!(!opts.eager);
+        assert_eq!(Opts::from_pairs(&opts.pairs()).unwrap(), opts);
         let bad = Opts::from_pairs(&[("rounds".into(), "1".into())]).unwrap_err();
         assert_eq!(bad, "unknown option `rounds`");
         let wrong = Opts::from_pairs(&[("policy".into(), "fifo".into())]).unwrap_err();
         assert_eq!(wrong, "expected one of `cost`, `lru`, found `fifo`");
         assert!(u32::parse_option("99999999999").is_err());
         assert!(u32::parse_option("-1").is_err());
+        let zero = std::num::NonZeroU32::parse_option("0").unwrap_err();
+        assert_eq!(zero, "expected a positive integer, found `0`");
+        assert!(std::num::NonZeroU64::parse_option("+3").is_err());
+        assert_eq!(canonicalize::<std::num::NonZeroU64>("012").unwrap(), "12");
     }
 }

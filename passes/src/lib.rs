@@ -13,6 +13,8 @@ pub mod dlr;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod order;
+mod rng;
+pub mod search;
 pub mod testing;
 pub mod timing;
 pub mod verify;
@@ -24,6 +26,7 @@ use lattice_lir::Module;
 pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
+    PassInfo::of::<search::OrderSearch>(),
     PassInfo::of::<dlr::Dlr>(),
     PassInfo::of::<cpe::Cpe>(),
     PassInfo::of::<verify::Verify>(),

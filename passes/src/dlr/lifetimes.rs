@@ -34,15 +34,19 @@ fn is_lifecycle(kind: &OpKind) -> bool {
     matches!(kind, OpKind::Alloc { .. } | OpKind::Free { .. })
 }
 
-/// Computes the tightened order of a verified, unplanned `module`.
-pub(crate) fn tighten(module: &Module) -> Lifetimes {
+/// Computes the tightened order of a verified, unplanned `module` whose ops run in `schedule`
+/// (its σ, or a candidate order listing every op once).
+pub(crate) fn tighten(module: &Module, schedule: &[OpId]) -> Lifetimes {
     let n = module.ops.len();
-    let pos = module.schedule_positions();
+    let mut pos = vec![usize::MAX; n];
+    for (i, &id) in schedule.iter().enumerate() {
+        pos[id.index()] = i;
+    }
     let mut alloc_of = vec![None; module.buffers.len()];
     let mut free_of = vec![None; module.buffers.len()];
     // Positions of each buffer's users in the old σ, ascending.
     let mut old_uses: Vec<Vec<usize>> = vec![Vec::new(); module.buffers.len()];
-    for (p, &id) in module.schedule.iter().enumerate() {
+    for (p, &id) in schedule.iter().enumerate() {
         match &module.op(id).kind {
             OpKind::Alloc { buffer, .. } => alloc_of[buffer.index()] = Some(id),
             OpKind::Free { buffer } => free_of[buffer.index()] = Some(id),
@@ -81,8 +85,7 @@ pub(crate) fn tighten(module: &Module) -> Lifetimes {
             *last = Some(last.map_or(pos[dep.op.index()], |l| l.max(pos[dep.op.index()])));
         }
     }
-    let mut keys: Vec<(usize, u8, usize)> = module
-        .schedule
+    let mut keys: Vec<(usize, u8, usize)> = schedule
         .iter()
         .enumerate()
         .map(|(p, _)| (p, 1, p))
@@ -110,15 +113,15 @@ pub(crate) fn tighten(module: &Module) -> Lifetimes {
             keys[pf] = (last.unwrap_or(0).max(keys[pa].0), 2, pf);
         }
     }
-    let mut slots: Vec<usize> = (0..module.schedule.len()).collect();
+    let mut slots: Vec<usize> = (0..schedule.len()).collect();
     slots.sort_by_key(|&p| keys[p]);
-    let order: Vec<OpId> = slots.iter().map(|&p| module.schedule[p]).collect();
+    let order: Vec<OpId> = slots.iter().map(|&p| schedule[p]).collect();
 
     let mut anchor = vec![None; n];
     for &p in &slots {
         let (slot, phase, _) = keys[p];
         if phase == 0 {
-            anchor[module.schedule[p].index()] = Some(module.schedule[slot]);
+            anchor[schedule[p].index()] = Some(schedule[slot]);
         }
     }
     let mut uses: Vec<Vec<usize>> = vec![Vec::new(); module.buffers.len()];

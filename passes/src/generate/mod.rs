@@ -32,7 +32,6 @@ mod machine;
 mod ops;
 mod pad;
 mod plan;
-mod rng;
 mod shape;
 mod shapes;
 mod space;
@@ -41,10 +40,10 @@ pub use machine::{GenError, MIN_CAPACITY};
 pub use plan::{trivial_plan, PlanError};
 pub use shape::{Shape, UnknownShape};
 
+use crate::rng::Rng;
 use builder::Builder;
 use lattice_lir::{Module, Target};
 use machine::Machine;
-use rng::Rng;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -9,7 +9,7 @@
 
 use super::builder::Builder;
 use super::ops::Vector;
-use super::rng::Rng;
+use crate::rng::Rng;
 
 /// The smallest group, and so the fewest ops padding can add.
 pub(crate) const MIN_GROUP: usize = 3;

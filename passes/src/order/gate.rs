@@ -50,6 +50,13 @@ pub(crate) struct L0Turns {
 }
 
 impl L0Turns {
+    /// No turns at all, for `buffers` buffers.
+    pub(crate) fn none(buffers: usize) -> Self {
+        L0Turns {
+            previous: vec![None; buffers],
+        }
+    }
+
     /// The buffer that holds `buffer`'s tier just before it.
     pub(crate) fn previous(&self, buffer: BufferId) -> Option<BufferId> {
         self.previous[buffer.index()]

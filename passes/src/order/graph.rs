@@ -42,6 +42,12 @@ pub(crate) struct Graph<'m> {
 impl<'m> Graph<'m> {
     /// Builds the graph of `module`, with the L0 turns when its target is L0-exclusive.
     pub(crate) fn build(module: &'m Module) -> Result<Self, OrderError> {
+        Self::build_with(module, true)
+    }
+
+    /// Builds the graph of `module`; `with_turns: false` leaves the L0 turns out, for a caller
+    /// (the order search) that keeps L0 exclusivity by its own construction.
+    pub(crate) fn build_with(module: &'m Module, with_turns: bool) -> Result<Self, OrderError> {
         let n = module.ops.len();
         let position = module.schedule_positions();
         let mut alloc_of = vec![None; module.buffers.len()];
@@ -60,7 +66,11 @@ impl<'m> Graph<'m> {
                 _ => Role::Work,
             })
             .collect();
-        let turns = l0_turns(module, &alloc_of, &position)?;
+        let turns = if with_turns {
+            l0_turns(module, &alloc_of, &position)?
+        } else {
+            L0Turns::none(module.buffers.len())
+        };
 
         let mut edges: Vec<(OpId, OpId)> = Vec::with_capacity(module.dep_count() + 2 * n);
         for id in module.op_ids() {

@@ -15,7 +15,7 @@
 use super::{shrink_to, Unit};
 use crate::generate::builder::Builder;
 use crate::generate::ops::{Cube, Vector};
-use crate::generate::rng::Rng;
+use crate::rng::Rng;
 
 /// Most layers in a block.
 const MAX_LAYERS: usize = 3;

@@ -14,7 +14,7 @@
 use super::{shrink_to, Unit};
 use crate::generate::builder::Builder;
 use crate::generate::ops::{Cube, Vector};
-use crate::generate::rng::Rng;
+use crate::rng::Rng;
 
 /// Largest reduction depth of one output tile.
 const MAX_K: usize = 8;

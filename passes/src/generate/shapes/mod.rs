@@ -14,8 +14,8 @@ mod matmul;
 mod random;
 
 use super::builder::Builder;
-use super::rng::Rng;
 use super::Shape;
+use crate::rng::Rng;
 
 /// A shape's generator, with the per-module choices (tile sizes, …) it made up front.
 pub(crate) trait Unit {

@@ -18,7 +18,7 @@ use super::Unit;
 use crate::generate::builder::Builder;
 use crate::generate::machine::Space;
 use crate::generate::ops::{Cube, Vector};
-use crate::generate::rng::Rng;
+use crate::rng::Rng;
 use lattice_lir::BufferId;
 
 /// Most live buffers kept in L1 and in UB.

@@ -1,4 +1,4 @@
-//! The generator's random numbers: SplitMix64, a 64-bit state advanced by a Weyl step and mixed
+//! Deterministic random numbers for the generator and the order search: SplitMix64, a 64-bit state advanced by a Weyl step and mixed
 //! by a fixed finaliser (Steele, Lea & Flood 2014).
 //!
 //! Written out here rather than taken from a crate so that a seed names the same workload on every
@@ -33,6 +33,7 @@ impl Rng {
     }
 
     /// True with probability `num / den`.
+    #[cfg(feature = "generate")]
     pub(crate) fn chance(&mut self, num: usize, den: usize) -> bool {
         self.range(1, den.max(1)) <= num
     }

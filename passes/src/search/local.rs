@@ -1,0 +1,236 @@
+//! Local search: one late-acceptance hill-climbing chain (LAHC, Burke & Bykov) from a portfolio
+//! member, first over task orders, then over single op moves.
+//!
+//! - **Task phase** (60% of the chain's budget when the module has two or more main tasks):
+//!   swaps of two main tasks at most 16 apart, reinsertions of one task at most 16 places away,
+//!   reversals of blocks of 2–12 tasks, and changes of the feeder lead (0–3). Every neighbour is
+//!   realized (`super::realize`), so it is legal and L0-exclusive by construction.
+//! - **Op phase** (the rest): one op moves to another place inside its dependency window (after
+//!   its last predecessor, before its first successor, in the precedence graph without L0 turns).
+//!   ALLOCs and FREEs of staging tiers never move, so the relative order of the staging tiers'
+//!   lifetimes — and with it L0 exclusivity — is the one of the phase's start, which is
+//!   exclusive; the order stays a topological order because the moved op stays inside its
+//!   window and no other op changes relative order.
+//!
+//! A neighbour is accepted when its key is no worse than the current one or than the current
+//! key of `HISTORY` steps ago. Deterministic: the chain's moves come from its own SplitMix64
+//! stream. Each step is one realization or an O(V) rotation, plus one evaluation.
+
+use super::realize::{realize, TaskOrder};
+use super::score::{key, Evaluator, Key, Measure};
+use super::tasks::Tasks;
+use crate::order::graph::{Graph, Role};
+use crate::rng::Rng;
+use lattice_lir::OpId;
+use std::time::Instant;
+
+/// Length of the late-acceptance history.
+const HISTORY: usize = 32;
+/// Farthest a swap or reinsertion moves a task.
+const REACH: usize = 16;
+
+/// The best a chain found.
+#[derive(Clone, Debug)]
+pub(crate) struct Found {
+    pub(crate) key: Key,
+    pub(crate) measure: Measure,
+    pub(crate) order: Vec<OpId>,
+    pub(crate) evaluations: u64,
+    pub(crate) improvements: u64,
+}
+
+/// What every chain shares.
+pub(crate) struct Space<'a, 'm> {
+    pub(crate) evaluator: &'a Evaluator<'m>,
+    pub(crate) tasks: &'a Tasks,
+    /// The precedence graph without L0 turns (the op phase's windows).
+    pub(crate) graph: &'a Graph<'m>,
+    pub(crate) deadline: Option<Instant>,
+    /// Called once per evaluation (progress).
+    pub(crate) tick: &'a (dyn Fn() + Sync),
+}
+
+impl Space<'_, '_> {
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    fn score(&self, order: &[OpId], found: &mut Found) -> Option<(Key, Measure)> {
+        found.evaluations += 1;
+        (self.tick)();
+        let measure = self.evaluator.measure(order)?;
+        Some((key(self.evaluator.objective, &measure), measure))
+    }
+}
+
+/// Runs one chain of `budget` evaluations; `tasks_from` starts the task phase, `found` holds
+/// the best order known to the chain (the op phase starts from it).
+pub(crate) fn chain(
+    space: &Space<'_, '_>,
+    tasks_from: Option<(TaskOrder, Key)>,
+    mut found: Found,
+    seed: u64,
+    budget: u64,
+) -> Found {
+    let mut rng = Rng::new(seed);
+    let mut left = budget;
+    if let Some((start, start_key)) = tasks_from.filter(|_| space.tasks.main.len() >= 2) {
+        let steps = budget * 3 / 5;
+        left -= steps;
+        task_phase(space, start, start_key, &mut found, &mut rng, steps);
+    }
+    op_phase(space, &mut found, &mut rng, left);
+    found
+}
+
+fn task_phase(
+    space: &Space<'_, '_>,
+    mut current: TaskOrder,
+    mut current_key: Key,
+    found: &mut Found,
+    rng: &mut Rng,
+    steps: u64,
+) {
+    let mut history = [current_key; HISTORY];
+    for step in 0..steps {
+        if space.out_of_time() {
+            return;
+        }
+        let candidate = neighbour(&current, rng);
+        let order = realize(space.tasks, &candidate);
+        let Some((k, measure)) = space.score(&order, found) else {
+            continue;
+        };
+        let slot = step as usize % HISTORY;
+        if k <= current_key || k <= history[slot] {
+            current = candidate;
+            current_key = k;
+            if k < found.key {
+                found.key = k;
+                found.measure = measure;
+                found.order = order;
+                found.improvements += 1;
+            }
+        }
+        history[slot] = current_key;
+    }
+}
+
+/// A random neighbour of a task order.
+fn neighbour(current: &TaskOrder, rng: &mut Rng) -> TaskOrder {
+    let mut next = current.clone();
+    let m = next.seq.len();
+    let i = rng.range(0, m - 1);
+    let far = |rng: &mut Rng| {
+        let lo = i.saturating_sub(REACH);
+        let hi = (i + REACH).min(m - 1);
+        let j = rng.range(lo, hi);
+        if j == i {
+            (i + 1) % m
+        } else {
+            j
+        }
+    };
+    match rng.range(0, 9) {
+        0..=3 => {
+            let j = far(rng);
+            next.seq.swap(i, j);
+        }
+        4..=6 => {
+            let j = far(rng);
+            let task = next.seq.remove(i);
+            next.seq.insert(j, task);
+        }
+        7..=8 => {
+            let len = rng.range(2, 12.min(m));
+            let start = i.min(m - len);
+            next.seq[start..start + len].reverse();
+        }
+        _ => {
+            next.lead = (next.lead + 1 + rng.range(0, 2) as u32) % 4;
+        }
+    }
+    next
+}
+
+fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64) {
+    let graph = space.graph;
+    let module = graph.module;
+    let staging_lifecycle = |op: OpId| match graph.role(op) {
+        Role::Alloc(b) | Role::Free(b) => module.target.tier(module.buffer(b).tier).staging,
+        Role::Work => false,
+    };
+    let movable: Vec<OpId> = module
+        .op_ids()
+        .filter(|&op| !staging_lifecycle(op))
+        .collect();
+    if movable.is_empty() || found.order.len() < 2 {
+        return;
+    }
+    let mut order = found.order.clone();
+    let mut pos = vec![0; order.len()];
+    for (p, op) in order.iter().enumerate() {
+        pos[op.index()] = p;
+    }
+    let mut current_key = found.key;
+    let mut history = [current_key; HISTORY];
+    for step in 0..steps {
+        if space.out_of_time() {
+            return;
+        }
+        let Some(v) = rng.pick(&movable) else {
+            return;
+        };
+        let p = pos[v.index()];
+        let lo = graph
+            .preds(v)
+            .iter()
+            .map(|u| pos[u.index()] + 1)
+            .max()
+            .unwrap_or(0);
+        let hi = graph
+            .succs(v)
+            .iter()
+            .map(|w| pos[w.index()])
+            .min()
+            .unwrap_or(order.len())
+            - 1;
+        if lo >= hi {
+            found.evaluations += 1;
+            (space.tick)();
+            continue;
+        }
+        let mut q = rng.range(lo, hi - 1);
+        if q >= p {
+            q += 1;
+        }
+        shift(&mut order, &mut pos, p, q);
+        let slot = step as usize % HISTORY;
+        match space.score(&order, found) {
+            Some((k, measure)) if k <= current_key || k <= history[slot] => {
+                current_key = k;
+                if k < found.key {
+                    found.key = k;
+                    found.measure = measure;
+                    found.order.clone_from(&order);
+                    found.improvements += 1;
+                }
+            }
+            _ => shift(&mut order, &mut pos, q, p),
+        }
+        history[slot] = current_key;
+    }
+}
+
+/// Moves the op at position `from` to position `to`, shifting the ones between by one.
+fn shift(order: &mut [OpId], pos: &mut [usize], from: usize, to: usize) {
+    let (lo, hi) = (from.min(to), from.max(to));
+    if from < to {
+        order[lo..=hi].rotate_left(1);
+    } else {
+        order[lo..=hi].rotate_right(1);
+    }
+    for (p, op) in order.iter().enumerate().take(hi + 1).skip(lo) {
+        pos[op.index()] = p;
+    }
+}

@@ -1,0 +1,97 @@
+//! The options of `order-search`: the objective, the budget, the seed, the threads, the time
+//! limit and the back end the search plans its candidates with.
+//!
+//! The back end is written as the pipeline that follows the search (`dlr{…}` or `dlr{…},cpe{…}`)
+//! and parsed with the registry's own pipeline parser and the two passes' own option types, so
+//! the search scores exactly what `order-search{…},dlr{…},cpe{…}` produces, and a misspelt
+//! option is rejected when the pipeline is parsed, like any other.
+
+use crate::cpe::CpeOptions;
+use crate::dlr::DlrOptions;
+use lattice::options::{OptionType, PassOptions};
+use lattice::{option_enum, pass_options};
+use std::num::{NonZeroU32, NonZeroU64};
+
+option_enum! {
+    /// What the search minimizes.
+    pub enum Objective {
+        /// Logical peak (L1+UB) of σ as planned.
+        Peak = "peak",
+        /// DLR's extra DDR traffic.
+        Traffic = "traffic",
+        /// The makespan after the back end (CPE's, or Freeze's without CPE).
+        Makespan = "makespan",
+    }
+}
+
+/// The passes that plan the search's candidates: DLR, then CPE unless left out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackEnd {
+    /// DLR's options.
+    pub dlr: DlrOptions,
+    /// CPE's options; `None` when the pipeline ends with DLR (makespan is then Freeze's).
+    pub cpe: Option<CpeOptions>,
+}
+
+impl Default for BackEnd {
+    fn default() -> Self {
+        BackEnd {
+            dlr: DlrOptions::default(),
+            cpe: Some(CpeOptions::default()),
+        }
+    }
+}
+
+impl OptionType for BackEnd {
+    fn describe() -> String {
+        "pipeline `dlr{…}` or `dlr{…},cpe{…}`".into()
+    }
+
+    fn parse_option(text: &str) -> Result<Self, String> {
+        let wrong = |why: String| format!("expected a back end `dlr{{…}}[,cpe{{…}}]`, {why}");
+        let pipeline = lattice::parse_pipeline(text, &crate::REGISTRY)
+            .map_err(|e| wrong(e.kind.to_string()))?;
+        let names: Vec<&str> = pipeline.passes.iter().map(|p| p.name).collect();
+        match names[..] {
+            ["dlr"] | ["dlr", "cpe"] => {}
+            _ => return Err(wrong(format!("found `{text}`"))),
+        }
+        let dlr = DlrOptions::from_pairs(&pipeline.passes[0].options).map_err(wrong)?;
+        let cpe = match pipeline.passes.get(1) {
+            Some(spec) => Some(CpeOptions::from_pairs(&spec.options).map_err(wrong)?),
+            None => None,
+        };
+        Ok(BackEnd { dlr, cpe })
+    }
+
+    fn print_option(&self) -> String {
+        let spec = |name: &str, pairs: Vec<(String, String)>| {
+            let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{name}{{{}}}", body.join(" "))
+        };
+        let mut text = spec("dlr", self.dlr.pairs());
+        if let Some(cpe) = &self.cpe {
+            text.push(',');
+            text.push_str(&spec("cpe", cpe.pairs()));
+        }
+        text
+    }
+}
+
+pass_options! {
+    /// Options of `order-search`.
+    pub struct SearchOptions {
+        /// What to minimize: peak, traffic or makespan (ties broken by the other two, then spills).
+        objective: Objective = Objective::Makespan,
+        /// Candidate evaluations (deterministic for a seed).
+        budget: NonZeroU64 = NonZeroU64::MIN.saturating_add(599),
+        /// Seed of the local search.
+        seed: u64 = 1,
+        /// Worker threads; the result does not depend on it.
+        threads: NonZeroU32 = NonZeroU32::MIN.saturating_add(1),
+        /// Stop after this many seconds (0: no limit); a limit makes the result timing-dependent.
+        time_limit: u64 = 0,
+        /// The pipeline that follows, as the search plans its candidates with it.
+        back_end: BackEnd = BackEnd::default(),
+    }
+}

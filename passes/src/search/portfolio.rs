@@ -1,0 +1,147 @@
+//! The portfolio: the candidate orders the search scores before any local search.
+//!
+//! - Op orders: MPAS (always first, so the search never returns worse than MPAS), the reference
+//!   orders of `order{policy=…}`, a greedy peak-directed order (a FREE as soon as ready, then
+//!   ordinary ops, then the smallest ALLOC; DLR's tightening then compacts it) and a reverse
+//!   depth-first order from the sinks. These use the order engine with the L0 gate.
+//! - Task orders (`super::realize`, feeder leads 0–2): the main tasks in τ order, in the task
+//!   order each op order above visits them, and every curve over a detected task grid and its
+//!   transpose (`super::grid`).
+//!
+//! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out,
+//! except MPAS, whose failure is the search's. O(P · realize) to build P members.
+
+use super::grid::{curves, detect};
+use super::realize::TaskOrder;
+use super::tasks::Tasks;
+use crate::analysis::BottomLevels;
+use crate::order::engine::{traverse, KeyHeap, Lifecycle};
+use crate::order::graph::{Graph, Role};
+use crate::order::{mpas_order, order_by, MpasOptions, OrderError, Policy};
+use lattice::OptionType;
+use lattice_lir::{Module, OpId};
+
+/// A portfolio member.
+#[derive(Clone, Debug)]
+pub(crate) enum Start {
+    /// A complete op order.
+    Ops(Vec<OpId>),
+    /// A task order to realize.
+    Tasks(TaskOrder),
+}
+
+/// The leads every task order is tried with.
+const LEADS: [u32; 3] = [0, 1, 2];
+
+/// Every member, named, MPAS first.
+pub(crate) fn portfolio(
+    module: &Module,
+    levels: &BottomLevels,
+    tasks: &Tasks,
+) -> Result<Vec<(String, Start)>, OrderError> {
+    let mut members = vec![(
+        "mpas".to_string(),
+        Start::Ops(mpas_order(module, levels, &MpasOptions::default())?),
+    )];
+    for policy in [
+        Policy::Input,
+        Policy::Stable,
+        Policy::MemoryFirst,
+        Policy::CriticalFirst,
+    ] {
+        if let Ok(order) = order_by(module, policy, levels) {
+            members.push((policy.print_option(), Start::Ops(order)));
+        }
+    }
+    let graph = Graph::build(module)?;
+    if let Ok(order) = greedy(&graph) {
+        members.push(("greedy".into(), Start::Ops(order)));
+    }
+    if let Ok(order) = sink_dfs(&graph) {
+        members.push(("sink-dfs".into(), Start::Ops(order)));
+    }
+    if tasks.main.is_empty() {
+        return Ok(members);
+    }
+    let mut sequences: Vec<(String, Vec<usize>)> =
+        vec![("tasks".into(), (0..tasks.main.len()).collect())];
+    for (name, start) in &members {
+        if let Start::Ops(order) = start {
+            sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));
+        }
+    }
+    if let Some(grid) = detect(module, tasks) {
+        for (tag, g) in [("", grid.clone()), ("transposed-", grid.transposed())] {
+            for curve in curves(g.rows(), g.cols()) {
+                sequences.push((
+                    format!("grid-{tag}{}", curve.name),
+                    g.sequence(&curve.cells, tasks.main.len()),
+                ));
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, seq) in sequences {
+        if !seen.insert(seq.clone()) {
+            continue;
+        }
+        for lead in LEADS {
+            members.push((
+                format!("{name}/lead-{lead}"),
+                Start::Tasks(TaskOrder {
+                    seq: seq.clone(),
+                    lead,
+                }),
+            ));
+        }
+    }
+    Ok(members)
+}
+
+/// FREE first, then ordinary ops, then the smallest ALLOC; ties by incoming position.
+fn greedy(graph: &Graph<'_>) -> Result<Vec<OpId>, OrderError> {
+    let module = graph.module;
+    let keys: Vec<(u8, u64, usize)> = (0..graph.len())
+        .map(|v| {
+            let op = OpId::new(v);
+            let p = graph.position[v];
+            match graph.role(op) {
+                Role::Free(_) => (0, 0, p),
+                Role::Work => (1, 0, p),
+                Role::Alloc(b) => (2, module.buffer(b).size, p),
+            }
+        })
+        .collect();
+    traverse(graph, Lifecycle::Keyed, &mut KeyHeap::new(keys))
+}
+
+/// Reverse depth-first from the sinks: each op keyed by its post-order index in a depth-first
+/// walk against the edges that starts at the sinks in incoming order and visits predecessors in
+/// incoming order, so an op comes right after the last thing it waits for was finished.
+fn sink_dfs(graph: &Graph<'_>) -> Result<Vec<OpId>, OrderError> {
+    let n = graph.len();
+    let mut by_position: Vec<OpId> = (0..n).map(OpId::new).collect();
+    by_position.sort_by_key(|v| graph.position[v.index()]);
+    let mut post = vec![usize::MAX; n];
+    let mut visited = vec![false; n];
+    let mut counter = 0;
+    for &sink in by_position.iter().filter(|v| graph.succs(**v).is_empty()) {
+        let mut stack = vec![(sink, false)];
+        while let Some((v, done)) = stack.pop() {
+            if done {
+                post[v.index()] = counter;
+                counter += 1;
+                continue;
+            }
+            if visited[v.index()] {
+                continue;
+            }
+            visited[v.index()] = true;
+            stack.push((v, true));
+            let mut preds: Vec<OpId> = graph.preds(v).to_vec();
+            preds.sort_by_key(|p| std::cmp::Reverse(graph.position[p.index()]));
+            stack.extend(preds.into_iter().map(|p| (p, false)));
+        }
+    }
+    traverse(graph, Lifecycle::Keyed, &mut KeyHeap::new(post))
+}

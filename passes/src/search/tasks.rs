@@ -1,0 +1,322 @@
+//! Tasks: the groups of ops the order search moves as one block, and the DAG between them.
+//!
+//! A *task* is a set of ops that L0 exclusivity keeps together: for every buffer of a staging
+//! tier, its ALLOC, its FREE and every op naming it are put in one group (union-find), so an
+//! accumulation into one L0C buffer, with the L0A/L0B tiles its steps read, is one task. Groups
+//! whose precedence edges form a cycle through other groups are merged (strongly connected
+//! components), so the tasks form a DAG. Every other op is a task of its own.
+//!
+//! Each task has a *class* that says where realization puts it (`super::realize`):
+//! - `Main`: a task holding a staging buffer (or, on a target without staging tiers, a compute
+//!   op that is not a loader). The search permutes these.
+//! - `Feeder`: an ALLOC of a non-staging tier, or a *loader* — a single compute op that waits
+//!   only for ALLOCs (on the contest traces exactly the COPY_INs). Placed just before the first
+//!   main task that needs it, or a few tasks ahead.
+//! - `Drain`: everything else (FREEs, COPY_OUTs, vector ops after an accumulation): placed
+//!   right after the last task it waits for.
+//!
+//! Within a task the ops keep the *reference order* τ: a Kahn traversal of the precedence graph
+//! (without L0 turns) by incoming position, each FREE moved up to just after the last op it
+//! waits for. On a well-formed module (`crate::order::gate`) τ is the order the gate's proof
+//! calls σ', whose staging tiers are exclusive; a task's ops in τ order are its restriction, so
+//! they are exclusive too.
+//!
+//! Deterministic: tasks are numbered by the τ position of their first op. O((V + E) log V).
+
+use crate::order::engine::{traverse, KeyHeap, Lifecycle};
+use crate::order::graph::Graph;
+use crate::order::OrderError;
+use lattice_lir::{BufferId, Module, OpId, OpKind};
+
+/// Where realization places a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Permuted by the search.
+    Main,
+    /// Placed just before its first consumer (or a few main tasks ahead).
+    Feeder,
+    /// Placed right after its last producer.
+    Drain,
+}
+
+/// The task decomposition of one module.
+pub(crate) struct Tasks {
+    /// The ops of each task, in τ order.
+    pub(crate) ops: Vec<Vec<OpId>>,
+    /// The task of each op.
+    pub(crate) of_op: Vec<usize>,
+    /// Successor tasks, without duplicates.
+    pub(crate) succ: Vec<Vec<usize>>,
+    /// Predecessor tasks, without duplicates.
+    pub(crate) pred: Vec<Vec<usize>>,
+    /// The class of each task.
+    pub(crate) class: Vec<Class>,
+    /// Every task, in a topological order of the task DAG (by first τ position among the ready).
+    pub(crate) topo: Vec<usize>,
+    /// The main tasks, in τ order; the search's sequences index into this list.
+    pub(crate) main: Vec<usize>,
+}
+
+impl Tasks {
+    /// Decomposes `module` (structurally verified, unplanned).
+    pub(crate) fn of(module: &Module) -> Result<Self, OrderError> {
+        let graph = Graph::build_with(module, false)?;
+        let reference = reference_order(&graph)?;
+        let n = module.ops.len();
+        let mut tau = vec![0; n];
+        for (p, &op) in reference.iter().enumerate() {
+            tau[op.index()] = p;
+        }
+        let staging = |b: BufferId| module.target.tier(module.buffer(b).tier).staging;
+
+        // Union-find over staging buffers' lifecycles.
+        let mut parent: Vec<usize> = (0..n).collect();
+        let mut anchor = vec![None; module.buffers.len()];
+        for id in module.op_ids() {
+            for &b in module.op(id).kind.buffers() {
+                if staging(b) {
+                    match anchor[b.index()] {
+                        None => anchor[b.index()] = Some(id.index()),
+                        Some(a) => union(&mut parent, a, id.index()),
+                    }
+                }
+            }
+        }
+        let component: Vec<usize> = (0..n).map(|v| find(&mut parent, v)).collect();
+
+        // Merge components on cycles: SCCs of the component graph.
+        let comp_edges: Vec<(usize, usize)> = (0..n)
+            .flat_map(|u| {
+                let cu = component[u];
+                graph
+                    .succs(OpId::new(u))
+                    .iter()
+                    .map(move |v| (cu, v.index()))
+            })
+            .map(|(cu, v)| (cu, component[v]))
+            .filter(|(a, b)| a != b)
+            .collect();
+        let scc = strongly_connected(n, &comp_edges);
+
+        // Number tasks by the τ position of their first op.
+        let mut task_of_scc = vec![usize::MAX; n];
+        let mut ops: Vec<Vec<OpId>> = Vec::new();
+        let mut of_op = vec![0; n];
+        for &op in &reference {
+            let s = scc[component[op.index()]];
+            if task_of_scc[s] == usize::MAX {
+                task_of_scc[s] = ops.len();
+                ops.push(Vec::new());
+            }
+            of_op[op.index()] = task_of_scc[s];
+            ops[task_of_scc[s]].push(op);
+        }
+        let t = ops.len();
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); t];
+        let mut pred: Vec<Vec<usize>> = vec![Vec::new(); t];
+        for u in 0..n {
+            for v in graph.succs(OpId::new(u)) {
+                let (a, b) = (of_op[u], of_op[v.index()]);
+                if a != b {
+                    succ[a].push(b);
+                    pred[b].push(a);
+                }
+            }
+        }
+        for list in succ.iter_mut().chain(pred.iter_mut()) {
+            list.sort_unstable();
+            list.dedup();
+        }
+        let topo = topological(&succ, &pred);
+
+        let has_staging = ops.iter().any(|task| {
+            task.iter()
+                .any(|&op| module.op(op).kind.buffers().iter().any(|&b| staging(b)))
+        });
+        let mut class = vec![Class::Drain; t];
+        for &task in &topo {
+            let only = (ops[task].len() == 1).then(|| ops[task][0]);
+            let feeder = only.is_some_and(|op| match module.op(op).kind {
+                OpKind::Alloc { buffer, .. } => !staging(buffer),
+                OpKind::Compute { ref operands, .. } => {
+                    operands.iter().all(|&b| !staging(b))
+                        && pred[task].iter().all(|&p| {
+                            ops[p].len() == 1
+                                && matches!(module.op(ops[p][0]).kind, OpKind::Alloc { .. })
+                        })
+                }
+                _ => false,
+            });
+            let holds_staging = ops[task]
+                .iter()
+                .any(|&op| module.op(op).kind.buffers().iter().any(|&b| staging(b)));
+            class[task] = if feeder {
+                Class::Feeder
+            } else if holds_staging
+                || (!has_staging
+                    && only.is_some_and(|op| matches!(module.op(op).kind, OpKind::Compute { .. })))
+            {
+                Class::Main
+            } else {
+                Class::Drain
+            };
+        }
+        let main = (0..t).filter(|&k| class[k] == Class::Main).collect();
+        Ok(Tasks {
+            ops,
+            of_op,
+            succ,
+            pred,
+            class,
+            topo,
+            main,
+        })
+    }
+
+    /// Number of tasks.
+    pub(crate) fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// The main tasks of `order` (a legal op order), each listed once, by first appearance: the
+    /// task sequence an op order follows, as indices into [`Tasks::main`].
+    pub(crate) fn sequence_of(&self, order: &[OpId]) -> Vec<usize> {
+        let mut index = vec![usize::MAX; self.len()];
+        for (i, &task) in self.main.iter().enumerate() {
+            index[task] = i;
+        }
+        let mut seen = vec![false; self.main.len()];
+        let mut seq = Vec::with_capacity(self.main.len());
+        for &op in order {
+            let i = index[self.of_op[op.index()]];
+            if i != usize::MAX && !seen[i] {
+                seen[i] = true;
+                seq.push(i);
+            }
+        }
+        seq
+    }
+}
+
+/// τ: Kahn by incoming position, a FREE keyed just after the last op it waits for.
+fn reference_order(graph: &Graph<'_>) -> Result<Vec<OpId>, OrderError> {
+    let keys: Vec<(usize, u8, usize)> = (0..graph.len())
+        .map(|v| {
+            let op = OpId::new(v);
+            let p = graph.position[v];
+            match graph.role(op) {
+                crate::order::graph::Role::Free(_) => {
+                    let last = graph
+                        .preds(op)
+                        .iter()
+                        .map(|q| graph.position[q.index()])
+                        .max();
+                    (last.unwrap_or(p), 1, p)
+                }
+                _ => (p, 0, p),
+            }
+        })
+        .collect();
+    traverse(graph, Lifecycle::Keyed, &mut KeyHeap::new(keys))
+}
+
+fn find(parent: &mut [usize], mut v: usize) -> usize {
+    while parent[v] != v {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    v
+}
+
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+}
+
+/// The SCC id of each of `n` nodes (Tarjan, iterative, so deep graphs cannot overflow the stack).
+fn strongly_connected(n: usize, edges: &[(usize, usize)]) -> Vec<usize> {
+    let mut start = vec![0usize; n + 1];
+    for &(a, _) in edges {
+        start[a + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut adj = vec![0usize; edges.len()];
+    for &(a, b) in edges {
+        adj[fill[a]] = b;
+        fill[a] += 1;
+    }
+    const UNSEEN: usize = usize::MAX;
+    let (mut index, mut low, mut comp) = (vec![UNSEEN; n], vec![0; n], vec![UNSEEN; n]);
+    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
+    let (mut next_index, mut next_comp) = (0, 0);
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, start[root])];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&(v, edge)) = call.last() {
+            if edge < start[v + 1] {
+                if let Some(top) = call.last_mut() {
+                    top.1 += 1;
+                }
+                let w = adj[edge];
+                if index[w] == UNSEEN {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, start[w]));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(parent, _)) = call.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = next_comp;
+                    if w == v {
+                        break;
+                    }
+                }
+                next_comp += 1;
+            }
+        }
+    }
+    comp
+}
+
+/// A topological order of the task DAG, ready tasks taken by smallest number (first τ position).
+fn topological(succ: &[Vec<usize>], pred: &[Vec<usize>]) -> Vec<usize> {
+    let mut missing: Vec<usize> = pred.iter().map(Vec::len).collect();
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..succ.len())
+        .filter(|&t| missing[t] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(succ.len());
+    while let Some(std::cmp::Reverse(t)) = ready.pop() {
+        order.push(t);
+        for &s in &succ[t] {
+            missing[s] -= 1;
+            if missing[s] == 0 {
+                ready.push(std::cmp::Reverse(s));
+            }
+        }
+    }
+    order
+}
