@@ -12,9 +12,10 @@
 //! sizes; a module without such sets simply has no grid.
 //!
 //! # Curves
-//! Over an r × c grid: row-major and column-major, serpentine rows and columns, and bands of w
-//! rows (or columns), 2 ≤ w ≤ 8, swept column by column with the inner direction alternating per
-//! column and the band direction alternating per band or not — the orders that keep an input
+//! Over an r × c grid (and its transpose): row-major, serpentine rows, and bands of at most w
+//! rows, 2 ≤ w ≤ 8 (the remainder band last, first, or the rows balanced over ⌈r/w⌉ bands), swept
+//! column by column in alternating directions, the rows within a column in one direction or
+//! alternating — the orders that keep an input
 //! tile resident while its neighbours reuse it — plus the Morton (Z) curve. A curve permutes the
 //! grid's tasks among the sequence slots they hold in τ, leaving every other main task in place.
 //!
@@ -195,11 +196,11 @@ pub(crate) fn curves(r: usize, c: usize) -> Vec<Curve> {
     let mut out = vec![
         Curve {
             name: "row-major".into(),
-            cells: bands(r, c, 1, false, false),
+            cells: bands(c, &vec![1; r], false, false),
         },
         Curve {
             name: "serpentine".into(),
-            cells: bands(r, c, 1, true, false),
+            cells: bands(c, &vec![1; r], true, false),
         },
         Curve {
             name: "morton".into(),
@@ -207,27 +208,48 @@ pub(crate) fn curves(r: usize, c: usize) -> Vec<Curve> {
         },
     ];
     for w in 2..=8.min(r) {
-        for (flip_bands, flip_inner, tag) in [
-            (false, false, "straight"),
-            (false, true, "zigzag"),
-            (true, false, "serpentine"),
-            (true, true, "boustrophedon"),
-        ] {
-            out.push(Curve {
-                name: format!("bands-{w}-{tag}"),
-                cells: bands(r, c, w, flip_bands, flip_inner),
-            });
+        for (split, widths) in band_splits(r, w) {
+            for (flip_inner, tag) in [(false, "serpentine"), (true, "boustrophedon")] {
+                out.push(Curve {
+                    name: format!("bands-{w}-{split}-{tag}"),
+                    cells: bands(c, &widths, true, flip_inner),
+                });
+            }
         }
     }
     out
 }
 
-/// Bands of `w` rows, each swept column by column; `flip_bands` reverses the sweep of every
-/// other band, `flip_inner` the rows of every other column within a band.
-fn bands(r: usize, c: usize, w: usize, flip_bands: bool, flip_inner: bool) -> Vec<(usize, usize)> {
-    let mut cells = Vec::with_capacity(r * c);
-    for (b, top) in (0..r).step_by(w.max(1)).enumerate() {
-        let band: Vec<usize> = (top..(top + w).min(r)).collect();
+/// The ways to cut r rows into bands of at most w: w each with the remainder last or first,
+/// and balanced (⌈r/w⌉ bands whose widths differ by at most one). Duplicates are left out.
+fn band_splits(r: usize, w: usize) -> Vec<(&'static str, Vec<usize>)> {
+    let mut last = vec![w; r / w];
+    if r % w > 0 {
+        last.push(r % w);
+    }
+    let count = r.div_ceil(w);
+    let balanced: Vec<usize> = (0..count)
+        .map(|i| r / count + usize::from(i < r % count))
+        .collect();
+    let mut first = last.clone();
+    first.rotate_right(usize::from(r % w > 0));
+    let mut splits = vec![("last", last)];
+    for (name, widths) in [("first", first), ("balanced", balanced)] {
+        if splits.iter().all(|(_, w)| *w != widths) {
+            splits.push((name, widths));
+        }
+    }
+    splits
+}
+
+/// Bands of the given row widths, each swept column by column; `flip_bands` reverses the sweep
+/// of every other band, `flip_inner` the rows of every other column within a band.
+fn bands(c: usize, widths: &[usize], flip_bands: bool, flip_inner: bool) -> Vec<(usize, usize)> {
+    let mut cells = Vec::with_capacity(widths.iter().sum::<usize>() * c);
+    let mut top = 0;
+    for (b, &w) in widths.iter().enumerate() {
+        let band: Vec<usize> = (top..top + w).collect();
+        top += w;
         let columns: Vec<usize> = if flip_bands && b % 2 == 1 {
             (0..c).rev().collect()
         } else {
@@ -277,8 +299,29 @@ mod tests {
     }
 
     #[test]
+    fn band_splits_cover_the_rows() {
+        assert_eq!(
+            band_splits(16, 5),
+            vec![
+                ("last", vec![5, 5, 5, 1]),
+                ("first", vec![1, 5, 5, 5]),
+                ("balanced", vec![4, 4, 4, 4])
+            ]
+        );
+        assert_eq!(band_splits(8, 4), vec![("last", vec![4, 4])]);
+        for r in 1..20 {
+            for w in 1..9 {
+                for (_, widths) in band_splits(r, w) {
+                    assert_eq!(widths.iter().sum::<usize>(), r);
+                    assert!(widths.iter().all(|&x| x >= 1 && x <= w));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn serpentine_bands_sweep_back_and_forth() {
-        let cells = bands(4, 3, 2, true, false);
+        let cells = bands(3, &[2, 2], true, false);
         assert_eq!(
             &cells[..6],
             &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]

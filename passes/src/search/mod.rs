@@ -6,7 +6,8 @@
 //! is in its header); `grid` detects task grids and the curves over them; `portfolio` lists the
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
-//! late-acceptance chains; [`options`] and [`pass`] are the user-facing side.
+//! late-acceptance chains; [`options`], [`pass`] and [`report`] (the `lattice-bench search`
+//! table) are the user-facing side.
 //!
 //! The search: score the portfolio; run [`CHAINS`] chains of local search, each from one of the
 //! best members, on its own seed and share of the budget; then run the best [`FINALISTS`]
@@ -28,6 +29,7 @@ pub mod options;
 pub mod pass;
 mod portfolio;
 mod realize;
+pub mod report;
 pub mod score;
 mod tasks;
 #[cfg(test)]
@@ -222,7 +224,7 @@ pub fn search_with(
             .enumerate()
             .map(|(c, f)| (f.key, format!("chain-{c}"), f.order.as_slice())),
     );
-    pool.sort_by(|a, b| a.0.cmp(&b.0));
+    pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |(k, _, _)| k[0]);
     let mut finalists: Vec<(String, &[OpId])> = vec![(members[0].0.clone(), orders[0].as_slice())];
     for (_, name, order) in pool {

@@ -64,6 +64,23 @@ pub enum FinishError {
     Refine(#[from] CpeError),
 }
 
+/// The search-stage measure of `order` for a `scheduled` `module` (what one search step
+/// computes after realizing its candidate), `None` when the order is infeasible. Public for the
+/// criterion bench and for callers that score their own orders.
+pub fn measure(
+    module: &Module,
+    order: &[OpId],
+    objective: Objective,
+    back_end: &BackEnd,
+) -> Option<Measure> {
+    Evaluator {
+        module,
+        objective,
+        back_end,
+    }
+    .measure(order)
+}
+
 /// Scores orders of one module with one back end.
 pub(crate) struct Evaluator<'m> {
     /// The module, in phase `scheduled` (its σ is irrelevant).
@@ -75,24 +92,34 @@ pub(crate) struct Evaluator<'m> {
 impl Evaluator<'_> {
     /// The search-stage measure of `order`, `None` when it is infeasible.
     pub(crate) fn measure(&self, order: &[OpId]) -> Option<Measure> {
+        if self.objective == Objective::Makespan {
+            // The plan is needed for the timing anyway; its σ is the tightened order with the
+            // spill events added, which leave the logical peak unchanged.
+            let planned = plan(&self.with_order(order), &self.back_end.dlr).ok()?;
+            let sigma = &planned.module.schedule;
+            let p = pressure(&planned.module, sigma);
+            if self.module.target.l0_exclusive && p.l0_max_live > 1 {
+                return None;
+            }
+            let graph = FixedGraph::of(&planned.module);
+            let pipes = PipeOrder::of_sigma(&graph, sigma);
+            return Some(Measure {
+                peak: p.logical_peak,
+                traffic: planned.stats.traffic,
+                spills: planned.stats.spills,
+                makespan: evaluate(&graph, Some(&pipes)).ok()?.makespan,
+            });
+        }
         let scanned = scan_order(self.module, order, &self.back_end.dlr).ok()?;
         let p = pressure(self.module, &scanned.order);
         if self.module.target.l0_exclusive && p.l0_max_live > 1 {
             return None;
         }
-        let makespan = if self.objective == Objective::Makespan {
-            let planned = plan(&self.with_order(order), &self.back_end.dlr).ok()?;
-            let graph = FixedGraph::of(&planned.module);
-            let pipes = PipeOrder::of_sigma(&graph, &planned.module.schedule);
-            evaluate(&graph, Some(&pipes)).ok()?.makespan
-        } else {
-            0
-        };
         Some(Measure {
             peak: p.logical_peak,
             traffic: scanned.stats.traffic,
             spills: scanned.stats.spills,
-            makespan,
+            makespan: 0,
         })
     }
 

@@ -1,1 +1,131 @@
+//! Unit tests of the search's pieces: the task decomposition, realization (legal and
+//! L0-exclusive for any sequence and lead) and grid detection.
 
+use super::grid::detect;
+use super::realize::{realize, TaskOrder};
+use super::tasks::Tasks;
+use crate::analysis::pressure;
+use crate::generate::{generate, GenSpec, Shape};
+use crate::order::graph::Graph;
+use crate::rng::Rng;
+use lattice_lir::{Module, OpId};
+
+fn case(name: &str) -> Module {
+    let path = format!(
+        "{}/../../shared/cases/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let options = lattice_lir::contest::ImportOptions::default();
+    lattice_lir::contest::import_graph(&text, name, &options).expect("imports")
+}
+
+fn modules() -> Vec<Module> {
+    let mut out = Vec::new();
+    for shape in [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random] {
+        for (nodes, seed) in [(30, 1), (200, 2), (800, 3)] {
+            out.push(generate(&GenSpec { shape, nodes, seed }));
+        }
+    }
+    out
+}
+
+/// σ lists every op once and respects every edge of the precedence graph (no L0 turns).
+fn assert_legal(m: &Module, order: &[OpId]) {
+    let graph = Graph::build_with(m, false).expect("graph");
+    let mut pos = vec![usize::MAX; m.ops.len()];
+    for (p, op) in order.iter().enumerate() {
+        assert_eq!(pos[op.index()], usize::MAX, "{}: op listed twice", m.name);
+        pos[op.index()] = p;
+    }
+    assert!(
+        pos.iter().all(|&p| p != usize::MAX),
+        "{}: op missing",
+        m.name
+    );
+    for u in m.op_ids() {
+        for v in graph.succs(u) {
+            assert!(pos[u.index()] < pos[v.index()], "{}: edge broken", m.name);
+        }
+    }
+}
+
+#[test]
+fn every_op_is_in_one_task_and_the_task_dag_is_acyclic() {
+    for m in modules() {
+        let tasks = Tasks::of(&m).expect("tasks");
+        let listed: usize = tasks.ops.iter().map(Vec::len).sum();
+        assert_eq!(listed, m.ops.len(), "{}", m.name);
+        assert_eq!(
+            tasks.topo.len(),
+            tasks.len(),
+            "{}: task DAG has a cycle",
+            m.name
+        );
+        for (t, ops) in tasks.ops.iter().enumerate() {
+            assert!(ops.iter().all(|op| tasks.of_op[op.index()] == t));
+        }
+        // Every staging buffer's ops share a task.
+        for b in m.buffer_ids() {
+            if !m.target.tier(m.buffer(b).tier).staging {
+                continue;
+            }
+            let owners: std::collections::BTreeSet<usize> = m
+                .op_ids()
+                .filter(|&op| m.op(op).kind.buffers().contains(&b))
+                .map(|op| tasks.of_op[op.index()])
+                .collect();
+            assert!(owners.len() <= 1, "{}: staging buffer split", m.name);
+        }
+    }
+}
+
+#[test]
+fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
+    let mut rng = Rng::new(3);
+    for m in modules() {
+        let tasks = Tasks::of(&m).expect("tasks");
+        for round in 0..6u32 {
+            let mut seq: Vec<usize> = (0..tasks.main.len()).collect();
+            if round > 0 {
+                for i in (1..seq.len()).rev() {
+                    seq.swap(i, rng.range(0, i));
+                }
+            }
+            let order = realize(
+                &tasks,
+                &TaskOrder {
+                    seq,
+                    lead: round % 4,
+                },
+            );
+            assert_legal(&m, &order);
+            assert!(
+                pressure(&m, &order).l0_max_live <= 1,
+                "{}: L0 shared",
+                m.name
+            );
+        }
+    }
+}
+
+#[test]
+fn the_matmul_cases_tile_grid_is_found_from_shared_inputs() {
+    let m = case("Matmul_Case0");
+    let tasks = Tasks::of(&m).expect("tasks");
+    assert_eq!(tasks.main.len(), 64);
+    let grid = detect(&m, &tasks).expect("an 8 x 8 grid");
+    assert_eq!((grid.rows(), grid.cols()), (8, 8));
+    let transposed = grid.transposed();
+    assert_eq!(transposed.cells[2][5], grid.cells[5][2]);
+    // A module whose main tasks share no inputs has no grid.
+    let chain = generate(&GenSpec {
+        shape: Shape::Random,
+        nodes: 12,
+        seed: 5,
+    });
+    let tasks = Tasks::of(&chain).expect("tasks");
+    if tasks.main.len() < 4 {
+        assert!(detect(&chain, &tasks).is_none());
+    }
+}

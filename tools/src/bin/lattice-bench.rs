@@ -10,6 +10,9 @@
 //! - `baselines`: every baseline on every case (Base, HMCOS, MAGIS, COSMA, the EDA placeholder:
 //!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
 //!   the independent replay; `lattice_passes::baselines::baseline_table`);
+//! - `search`: `order-search` against the paper pipeline on every case and objective (peak,
+//!   traffic, spills, makespan from the independent replay, evaluations and seconds;
+//!   `lattice_passes::search::report::results_table`);
 //! - `paper`: the whole evaluation of the paper written to `--out DIR` (report.md, results.json,
 //!   timings.json, SVG figures; `lattice_tools::paper`), with a progress bar on a terminal.
 //!
@@ -27,6 +30,7 @@
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use lattice::io::read_text;
+use lattice::{parse_pipeline, OptionType, PassOptions};
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
 use lattice_lir::{Module, Phase};
@@ -36,6 +40,9 @@ use lattice_passes::cpe::report::results_table as cpe_table;
 use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::generate::Shape;
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
+use lattice_passes::search::report::results_table as search_table;
+use lattice_passes::search::{Objective, SearchOptions};
+use lattice_passes::REGISTRY;
 use lattice_tools::alloc_meter::Meter;
 use lattice_tools::paper::{reproduce, write, PaperError, PaperOptions};
 use lattice_tools::scale::{self, ScaleSpec, DEFAULT_NODES};
@@ -53,7 +60,7 @@ static METER: Meter = Meter;
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench search --cases ../shared/cases --objective traffic\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -85,6 +92,18 @@ enum Command {
         /// Directory holding the contest cases (`*.json`).
         #[arg(long, value_name = "DIR")]
         cases: PathBuf,
+    },
+    /// Order search: the paper pipeline against `order-search` per case and objective.
+    Search {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+        /// The objective (default: all three, one after the other).
+        #[arg(long, value_parser = objective)]
+        objective: Option<Objective>,
+        /// Further `order-search` options, as in a pipeline: `"budget=2000 seed=3"`.
+        #[arg(long, value_name = "OPTIONS", default_value = "")]
+        options: String,
     },
     /// Scaling: wall time and peak heap of each pipeline stage on generated DAGs of growing size
     /// (writes scale.md, scale.json and scale.svg; build with --release for real numbers).
@@ -131,8 +150,28 @@ fn node_count(text: &str) -> Result<usize, String> {
     }
 }
 
+/// An `--objective` value, spelt as the pass option.
+fn objective(text: &str) -> Result<Objective, String> {
+    Objective::parse_option(text)
+}
+
+/// `--options` text as `order-search`'s options, rejected as the pipeline parser would.
+fn search_options(text: &str) -> Result<SearchOptions, String> {
+    let pipeline = parse_pipeline(&format!("order-search{{{text}}}"), &REGISTRY)
+        .map_err(|e| format!("{TOOL}: error: --options: {e}\n"))?;
+    SearchOptions::from_pairs(&pipeline.passes[0].options)
+        .map_err(|e| format!("{TOOL}: error: --options: {e}\n"))
+}
+
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let cli = Cli::parse();
+    if let Command::Search { options, .. } = &cli.command {
+        if let Err(message) = search_options(options) {
+            eprint!("{message}");
+            return ExitCode::from(2);
+        }
+    }
+    let result = match cli.command {
         Command::Orders { cases } => read_cases(&cases)
             .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
@@ -140,6 +179,19 @@ fn main() -> ExitCode {
             .and_then(|m| cpe_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Baselines { cases } => read_cases(&cases)
             .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Search {
+            cases,
+            objective,
+            options,
+        } => read_cases(&cases).and_then(|m| {
+            let objectives = objective.map_or_else(
+                || vec![Objective::Peak, Objective::Traffic, Objective::Makespan],
+                |o| vec![o],
+            );
+            let options = search_options(&options)?;
+            search_table(&m, &objectives, &options)
+                .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
+        }),
         Command::Scale {
             out,
             nodes,

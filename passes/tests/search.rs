@@ -1,0 +1,144 @@
+//! `order-search` on generated workloads (every shape, several sizes and seeds, the contest core
+//! and shrunk capacities that force spills) and on the shipped cases: every result is a legal,
+//! L0-exclusive order whose plan the independent verifier accepts; the back end run on it gives
+//! exactly the numbers the search reports; the result is the same at 1 and 2 threads; and it is
+//! never worse than MPAS's order on the objective, under the same back end.
+
+mod common;
+
+use lattice_lir::{Module, OpId, Phase, Target};
+use lattice_passes::analysis::bottom_levels;
+use lattice_passes::cpe::refine;
+use lattice_passes::dlr::plan;
+use lattice_passes::generate::{generate_for, GenSpec, Shape};
+use lattice_passes::order::{mpas_order, MpasOptions};
+use lattice_passes::search::{search, BackEnd, Measure, Objective, SearchOptions};
+use lattice_passes::verify::{replay, ReplayOptions};
+use proptest::prelude::*;
+use std::num::{NonZeroU32, NonZeroU64};
+
+/// The back end run on `order` for real: the pipeline's metrics, after checking the plan.
+fn pipeline(m: &Module, order: &[OpId], back_end: &BackEnd) -> Measure {
+    let scheduled = Module {
+        schedule: order.to_vec(),
+        phase: Phase::Scheduled,
+        ..m.clone()
+    };
+    let planned = plan(&scheduled, &back_end.dlr).expect("plans").module;
+    let last = match &back_end.cpe {
+        Some(options) => refine(&planned, options).expect("refines").module,
+        None => planned,
+    };
+    let result = replay(&last, &ReplayOptions::default());
+    let shown = &result.violations[..result.violations.len().min(3)];
+    assert!(result.violations.is_empty(), "{}: {shown:?}", m.name);
+    let r = result.metrics;
+    Measure {
+        peak: r.logical_peak,
+        traffic: r.extra_traffic,
+        spills: r.spill_count,
+        makespan: r.makespan,
+    }
+}
+
+fn objective_value(objective: Objective, m: &Measure) -> u64 {
+    match objective {
+        Objective::Peak => m.peak,
+        Objective::Traffic => m.traffic,
+        Objective::Makespan => m.makespan,
+    }
+}
+
+/// Runs the search with `threads` 1 and 2 and checks everything the file header promises.
+fn check(m: &Module, objective: Objective, budget: u64, back_end: BackEnd) {
+    let options = |threads: u32| SearchOptions {
+        objective,
+        budget: NonZeroU64::new(budget).expect("positive budget"),
+        seed: 7,
+        threads: NonZeroU32::new(threads).expect("positive threads"),
+        time_limit: 0,
+        back_end: back_end.clone(),
+    };
+    let one = search(m, &options(1), &|| {}).expect("search succeeds");
+    let two = search(m, &options(2), &|| {}).expect("search succeeds");
+    assert_eq!(
+        one.order, two.order,
+        "{}: thread count changed the result",
+        m.name
+    );
+    assert_eq!(
+        one.evaluations, budget,
+        "{}: budget not spent exactly",
+        m.name
+    );
+    let mut sorted: Vec<usize> = one.order.iter().map(|op| op.index()).collect();
+    sorted.sort_unstable();
+    assert!(
+        sorted.iter().copied().eq(0..m.ops.len()),
+        "{}: not a permutation",
+        m.name
+    );
+    let measured = pipeline(m, &one.order, &back_end);
+    assert_eq!(
+        measured, one.measure,
+        "{}: reported numbers differ from the pipeline's",
+        m.name
+    );
+    let mpas = mpas_order(m, &bottom_levels(m), &MpasOptions::default()).expect("mpas orders");
+    let baseline = pipeline(m, &mpas, &back_end);
+    assert_eq!(baseline, one.mpas, "{}: MPAS's numbers differ", m.name);
+    assert!(
+        objective_value(objective, &measured) <= objective_value(objective, &baseline),
+        "{}: {objective:?} {measured:?} worse than MPAS {baseline:?}",
+        m.name
+    );
+}
+
+/// The contest core with every non-staging tier cut to `percent` % of its capacity (at least
+/// the generator's minimum), so plans must spill.
+fn shrunk(percent: u64) -> Target {
+    let mut target = Target::contest();
+    for tier in &mut target.tiers {
+        if !tier.staging {
+            tier.capacity =
+                (tier.capacity * percent / 100).max(lattice_passes::generate::MIN_CAPACITY);
+        }
+    }
+    target
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn search_results_verify_and_never_lose_to_mpas(
+        shape in prop_oneof![Just(Shape::Matmul), Just(Shape::Attention), Just(Shape::Conv), Just(Shape::Random)],
+        nodes in 20usize..400,
+        seed in 0u64..1000,
+        objective in prop_oneof![Just(Objective::Peak), Just(Objective::Traffic), Just(Objective::Makespan)],
+        percent in prop_oneof![Just(100u64), Just(25), Just(8)],
+        cpe in any::<bool>(),
+    ) {
+        let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &shrunk(percent)) else {
+            return Ok(());
+        };
+        let back_end = BackEnd {
+            cpe: cpe.then(Default::default),
+            ..BackEnd::default()
+        };
+        check(&m, objective, 30, back_end);
+    }
+}
+
+#[test]
+fn search_on_the_shipped_cases_verifies_and_never_loses_to_mpas() {
+    for (objective, budget) in [
+        (Objective::Peak, 40),
+        (Objective::Traffic, 40),
+        (Objective::Makespan, 12),
+    ] {
+        for m in common::cases() {
+            check(&m, objective, budget, BackEnd::default());
+        }
+    }
+}
