@@ -12,7 +12,7 @@ use lattice_passes::cpe::refine;
 use lattice_passes::dlr::plan;
 use lattice_passes::generate::{generate_for, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, MpasOptions};
-use lattice_passes::search::{search, BackEnd, Measure, Objective, SearchOptions};
+use lattice_passes::search::{search, BackEnd, Budget, Measure, Objective, SearchOptions};
 use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
 use std::num::{NonZeroU32, NonZeroU64};
@@ -38,6 +38,7 @@ fn pipeline(m: &Module, order: &[OpId], back_end: &BackEnd) -> Measure {
         traffic: r.extra_traffic,
         spills: r.spill_count,
         makespan: r.makespan,
+        peak_points: 0,
     }
 }
 
@@ -53,7 +54,7 @@ fn objective_value(objective: Objective, m: &Measure) -> u64 {
 fn check(m: &Module, objective: Objective, budget: u64, back_end: BackEnd) {
     let options = |threads: u32| SearchOptions {
         objective,
-        budget: NonZeroU64::new(budget).expect("positive budget"),
+        budget: Budget::Steps(NonZeroU64::new(budget).expect("positive budget")),
         seed: 7,
         threads: NonZeroU32::new(threads).expect("positive threads"),
         time_limit: 0,

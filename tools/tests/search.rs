@@ -53,7 +53,7 @@ fn bad_options_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("expected a positive integer, found `0`"),
+        stderr.contains("expected `auto` or a positive integer, found `0`"),
         "{stderr}"
     );
     let out = bench(&["--objective", "fast"]);

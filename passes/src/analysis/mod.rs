@@ -7,4 +7,4 @@ pub mod pressure;
 
 pub use bottom_level::{bottom_levels, BottomLevels};
 pub use buffer_uses::{buffer_uses, BufferUses, Lifetime};
-pub use pressure::{pressure, Pressure};
+pub use pressure::{logical_peak_points, pressure, Pressure};

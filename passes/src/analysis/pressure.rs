@@ -72,6 +72,31 @@ pub fn pressure(module: &Module, order: &[OpId]) -> Pressure {
     }
 }
 
+/// The logical peak of `order` and at how many points of it the peak is reached (ALLOCs that
+/// bring the live bytes of the non-staging tiers to the peak): a search minimizing the peak
+/// makes progress by lowering the count before the peak itself drops. O(V).
+pub fn logical_peak_points(module: &Module, order: &[OpId]) -> (u64, u64) {
+    let (mut live, mut peak, mut points) = (0i128, 0i128, 0u64);
+    for &id in order {
+        let (buffer, sign) = match module.op(id).kind {
+            OpKind::Alloc { buffer, .. } => (buffer, 1),
+            OpKind::Free { buffer } => (buffer, -1),
+            _ => continue,
+        };
+        let buffer = module.buffer(buffer);
+        if module.target.tier(buffer.tier).staging {
+            continue;
+        }
+        live += sign * i128::from(buffer.size);
+        if sign > 0 && live > peak {
+            (peak, points) = (live, 1);
+        } else if sign > 0 && live == peak {
+            points += 1;
+        }
+    }
+    (u64::try_from(peak).unwrap_or(u64::MAX), points)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +131,7 @@ mod tests {
         early_free.swap(1, 5);
         assert_eq!(pressure(&module, &[]).logical_peak, 0);
         assert_eq!(pressure(&module, &early_free).logical_peak, 8);
+        assert_eq!(logical_peak_points(&module, &module.schedule), (12, 1));
+        assert_eq!(logical_peak_points(&module, &early_free), (8, 1));
     }
 }

@@ -179,6 +179,13 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
     Ok(Plan { module: out, stats })
 }
 
+/// The order DLR plans when `module`'s ops run in `order` (a legal order listing every op
+/// once): ALLOCs moved to their first use and FREEs after their last, nothing else moved. Its
+/// logical peak is the planned module's (spill events do not change it). O((V + E) + V log V).
+pub fn tightened_order(module: &Module, order: &[OpId]) -> Vec<OpId> {
+    lifetimes::tighten(module, order).order
+}
+
 /// What the scan alone says about planning `module` with its ops in a candidate order.
 #[derive(Clone, Debug)]
 pub struct Scanned {

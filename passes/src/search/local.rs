@@ -16,12 +16,13 @@
 //! key of `HISTORY` steps ago. Deterministic: the chain's moves come from its own SplitMix64
 //! stream. Each step is one realization or an O(V) rotation, plus one evaluation.
 
+use super::options::Objective;
 use super::realize::{realize, TaskOrder};
 use super::score::{key, Evaluator, Key, Measure};
 use super::tasks::Tasks;
 use crate::order::graph::{Graph, Role};
 use crate::rng::Rng;
-use lattice_lir::OpId;
+use lattice_lir::{OpId, OpKind};
 use std::time::Instant;
 
 /// Length of the late-acceptance history.
@@ -55,10 +56,11 @@ impl Space<'_, '_> {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    fn score(&self, order: &[OpId], found: &mut Found) -> Option<(Key, Measure)> {
+    /// Scores `order`; `None` when it is infeasible or sure to be rejected against `bound`.
+    fn score(&self, order: &[OpId], bound: &Key, found: &mut Found) -> Option<(Key, Measure)> {
         found.evaluations += 1;
         (self.tick)();
-        let measure = self.evaluator.measure(order)?;
+        let measure = self.evaluator.measure(order, Some(bound))?;
         Some((key(self.evaluator.objective, &measure), measure))
     }
 }
@@ -98,11 +100,13 @@ fn task_phase(
         }
         let candidate = neighbour(&current, rng);
         let order = realize(space.tasks, &candidate);
-        let Some((k, measure)) = space.score(&order, found) else {
+        let slot = step as usize % HISTORY;
+        let bound = current_key.max(history[slot]);
+        let Some((k, measure)) = space.score(&order, &bound, found) else {
+            history[slot] = current_key;
             continue;
         };
-        let slot = step as usize % HISTORY;
-        if k <= current_key || k <= history[slot] {
+        if k <= bound {
             current = candidate;
             current_key = k;
             if k < found.key {
@@ -174,40 +178,27 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
     }
     let mut current_key = found.key;
     let mut history = [current_key; HISTORY];
+    let steer = space.evaluator.objective == Objective::Peak;
     for step in 0..steps {
         if space.out_of_time() {
             return;
         }
-        let Some(v) = rng.pick(&movable) else {
-            return;
+        let steered = if steer && step % 2 == 0 {
+            steered_move(graph, &order, &pos, rng)
+        } else {
+            None
         };
-        let p = pos[v.index()];
-        let lo = graph
-            .preds(v)
-            .iter()
-            .map(|u| pos[u.index()] + 1)
-            .max()
-            .unwrap_or(0);
-        let hi = graph
-            .succs(v)
-            .iter()
-            .map(|w| pos[w.index()])
-            .min()
-            .unwrap_or(order.len())
-            - 1;
-        if lo >= hi {
+        let Some((p, q)) = steered.or_else(|| random_move(graph, &movable, &order, &pos, rng))
+        else {
             found.evaluations += 1;
             (space.tick)();
             continue;
-        }
-        let mut q = rng.range(lo, hi - 1);
-        if q >= p {
-            q += 1;
-        }
+        };
         shift(&mut order, &mut pos, p, q);
         let slot = step as usize % HISTORY;
-        match space.score(&order, found) {
-            Some((k, measure)) if k <= current_key || k <= history[slot] => {
+        let bound = current_key.max(history[slot]);
+        match space.score(&order, &bound, found) {
+            Some((k, measure)) if k <= bound => {
                 current_key = k;
                 if k < found.key {
                     found.key = k;
@@ -219,6 +210,100 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
             _ => shift(&mut order, &mut pos, q, p),
         }
         history[slot] = current_key;
+    }
+}
+
+/// The window of positions `v` may take: after its last predecessor, before its first successor.
+fn window(graph: &Graph<'_>, order: &[OpId], pos: &[usize], v: OpId) -> (usize, usize) {
+    let lo = graph
+        .preds(v)
+        .iter()
+        .map(|u| pos[u.index()] + 1)
+        .max()
+        .unwrap_or(0);
+    let hi = graph
+        .succs(v)
+        .iter()
+        .map(|w| pos[w.index()])
+        .min()
+        .unwrap_or(order.len())
+        - 1;
+    (lo, hi)
+}
+
+/// A uniformly random op of `movable` to a uniformly random other place of its window.
+fn random_move(
+    graph: &Graph<'_>,
+    movable: &[OpId],
+    order: &[OpId],
+    pos: &[usize],
+    rng: &mut Rng,
+) -> Option<(usize, usize)> {
+    let v = rng.pick(movable)?;
+    let p = pos[v.index()];
+    let (lo, hi) = window(graph, order, pos, v);
+    if lo >= hi {
+        return None;
+    }
+    let q = rng.range(lo, hi - 1);
+    Some((p, if q >= p { q + 1 } else { q }))
+}
+
+/// A move aimed at the logical peak: with every non-staging buffer live from its first to its
+/// last use in σ (the residency DLR's tightening gives it), take a position of most live
+/// bytes (one of them at random), a buffer live there, and move its first use past that point or its last use before
+/// it, as far as the op's window allows. O(V + B).
+fn steered_move(
+    graph: &Graph<'_>,
+    order: &[OpId],
+    pos: &[usize],
+    rng: &mut Rng,
+) -> Option<(usize, usize)> {
+    let module = graph.module;
+    let nb = module.buffers.len();
+    let (mut first, mut last) = (vec![usize::MAX; nb], vec![0usize; nb]);
+    for (p, &op) in order.iter().enumerate() {
+        if let OpKind::Compute { operands, .. } = &module.op(op).kind {
+            for b in operands {
+                if !module.target.tier(module.buffer(*b).tier).staging {
+                    first[b.index()] = first[b.index()].min(p);
+                    last[b.index()] = p;
+                }
+            }
+        }
+    }
+    let mut delta = vec![0i128; order.len() + 1];
+    for b in module.buffer_ids() {
+        if first[b.index()] != usize::MAX {
+            let size = i128::from(module.buffer(b).size);
+            delta[first[b.index()]] += size;
+            delta[last[b.index()] + 1] -= size;
+        }
+    }
+    let (mut live, mut peak, mut points) = (0i128, i128::MIN, Vec::new());
+    for (p, d) in delta.iter().take(order.len()).enumerate() {
+        live += d;
+        if live > peak {
+            (peak, points) = (live, vec![p]);
+        } else if live == peak {
+            points.push(p);
+        }
+    }
+    let at = rng.pick(&points)?;
+    let holders: Vec<usize> = (0..nb)
+        .filter(|&b| first[b] != usize::MAX && first[b] <= at && at <= last[b])
+        .collect();
+    let b = rng.pick(&holders)?;
+    if rng.range(0, 1) == 0 && first[b] < at {
+        let p = first[b];
+        let (_, hi) = window(graph, order, pos, order[p]);
+        (hi > at).then(|| (p, rng.range(at, hi)))
+    } else if last[b] > at {
+        let p = last[b];
+        let (lo, _) = window(graph, order, pos, order[p]);
+        (lo < at).then(|| (p, rng.range(lo, at)))
+    } else {
+        None
     }
 }
 

@@ -35,7 +35,7 @@ mod tasks;
 #[cfg(test)]
 mod tests;
 
-pub use options::{BackEnd, Objective, SearchOptions};
+pub use options::{BackEnd, Budget, Objective, SearchOptions};
 pub use pass::OrderSearch;
 pub use score::Measure;
 
@@ -139,12 +139,14 @@ pub fn search_with(
         back_end: &options.back_end,
     };
     let threads = options.threads.get() as usize;
-    let budget = options.budget.get();
     let deadline =
         (options.time_limit > 0).then(|| clock + Duration::from_secs(options.time_limit));
 
     let tasks = Tasks::of(module)?;
     let mut members = portfolio(module, levels, &tasks)?;
+    let budget = options
+        .budget
+        .steps(options.objective, module.ops.len(), members.len());
     members.truncate(usize::try_from(budget).unwrap_or(usize::MAX));
     let orders: Vec<Vec<OpId>> = members
         .iter()
@@ -155,7 +157,7 @@ pub fn search_with(
         .collect();
     let scores = parallel(threads, orders.len(), |i| {
         tick();
-        evaluator.measure(&orders[i])
+        evaluator.measure(&orders[i], None)
     });
     if scores[0].is_none() {
         // MPAS's order did not score: DLR's error says why (a request no eviction can serve).

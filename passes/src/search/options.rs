@@ -78,13 +78,63 @@ impl OptionType for BackEnd {
     }
 }
 
+/// How many search steps to spend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// The portfolio plus `max(256, W / ops)` steps, W = 40,000,000 for peak and traffic and
+    /// 6,000,000 for makespan (whose steps build and time a plan): a few seconds on this
+    /// machine's cores for every shipped case, and a pure function of the module's size, so
+    /// still deterministic.
+    Auto,
+    /// Exactly this many steps (the portfolio counts, and is cut when larger).
+    Steps(NonZeroU64),
+}
+
+impl Budget {
+    /// The steps to spend on a module of `ops` ops with `members` portfolio members.
+    pub fn steps(self, objective: Objective, ops: usize, members: usize) -> u64 {
+        match self {
+            Budget::Steps(n) => n.get(),
+            Budget::Auto => {
+                let work: u64 = match objective {
+                    Objective::Peak | Objective::Traffic => 40_000_000,
+                    Objective::Makespan => 6_000_000,
+                };
+                members as u64 + (work / ops.max(1) as u64).max(256)
+            }
+        }
+    }
+}
+
+impl OptionType for Budget {
+    fn describe() -> String {
+        "`auto` or a positive integer".into()
+    }
+
+    fn parse_option(text: &str) -> Result<Self, String> {
+        if text == "auto" {
+            return Ok(Budget::Auto);
+        }
+        NonZeroU64::parse_option(text)
+            .map(Budget::Steps)
+            .map_err(|_| format!("expected `auto` or a positive integer, found `{text}`"))
+    }
+
+    fn print_option(&self) -> String {
+        match self {
+            Budget::Auto => "auto".into(),
+            Budget::Steps(n) => n.to_string(),
+        }
+    }
+}
+
 pass_options! {
     /// Options of `order-search`.
     pub struct SearchOptions {
         /// What to minimize: peak, traffic or makespan (ties broken by the other two, then spills).
         objective: Objective = Objective::Makespan,
-        /// Candidate evaluations (deterministic for a seed).
-        budget: NonZeroU64 = NonZeroU64::MIN.saturating_add(599),
+        /// Search steps: `auto` (sized to the module) or a positive count; deterministic for a seed.
+        budget: Budget = Budget::Auto,
         /// Seed of the local search.
         seed: u64 = 1,
         /// Worker threads; the result does not depend on it.

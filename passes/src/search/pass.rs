@@ -5,7 +5,7 @@
 
 use super::{score::value, search_with, SearchOptions};
 use crate::analysis::{pressure, BottomLevels};
-use indicatif::{ProgressBar, ProgressDrawTarget};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lattice::OptionType;
 use lattice::{Pass, PassContext, PassError, RegisteredPass};
 use lattice_lir::Severity;
@@ -28,8 +28,11 @@ impl Pass for OrderSearch {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         let options = &self.0;
         let levels = cx.analysis::<BottomLevels>(module);
+        // The budget may be `auto`, sized once the portfolio is built: the bar counts steps.
+        let style = ProgressStyle::with_template("{spinner} order-search: {pos} steps, {elapsed}")
+            .map_err(|e| PassError::new(e.to_string()))?;
         let bar =
-            ProgressBar::with_draw_target(Some(options.budget.get()), ProgressDrawTarget::stderr());
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(style);
         let found = search_with(module, &levels, options, &|| bar.inc(1))?;
         bar.finish_and_clear();
         let objective = options.objective;

@@ -16,9 +16,9 @@
 //! Search stage: O((V + E) log V) per candidate, plus the plan and one timing for makespan.
 
 use super::options::{BackEnd, Objective};
-use crate::analysis::pressure;
+use crate::analysis::{logical_peak_points, pressure};
 use crate::cpe::{refine, CpeError};
-use crate::dlr::{plan, scan_order, DlrError};
+use crate::dlr::{plan, scan_order, tightened_order, DlrError};
 use crate::timing::{evaluate, FixedGraph, PipeOrder};
 use crate::verify::metrics;
 use lattice_lir::{Module, OpId};
@@ -34,17 +34,21 @@ pub struct Measure {
     pub spills: u64,
     /// Makespan in cycles (search stage: Freeze's, and only for the makespan objective).
     pub makespan: u64,
+    /// Search stage, peak objective: how many points of σ reach the peak (0 otherwise).
+    pub peak_points: u64,
 }
 
 /// A lexicographic score: smaller is better.
-pub(crate) type Key = [u64; 4];
+pub(crate) type Key = [u64; 5];
 
-/// The key of `m` under `objective`.
+/// The key of `m` under `objective`. For the peak, the number of points at the peak comes
+/// second in the search stage (fewer is progress towards a lower peak); it is 0 in the final
+/// stage, whose tie-break is the other two metrics, then spills.
 pub(crate) fn key(objective: Objective, m: &Measure) -> Key {
     match objective {
-        Objective::Peak => [m.peak, m.traffic, m.makespan, m.spills],
-        Objective::Traffic => [m.traffic, m.peak, m.makespan, m.spills],
-        Objective::Makespan => [m.makespan, m.peak, m.traffic, m.spills],
+        Objective::Peak => [m.peak, m.peak_points, m.traffic, m.makespan, m.spills],
+        Objective::Traffic => [m.traffic, m.peak, m.makespan, m.spills, 0],
+        Objective::Makespan => [m.makespan, m.peak, m.traffic, m.spills, 0],
     }
 }
 
@@ -78,7 +82,7 @@ pub fn measure(
         objective,
         back_end,
     }
-    .measure(order)
+    .measure(order, None)
 }
 
 /// Scores orders of one module with one back end.
@@ -90,8 +94,10 @@ pub(crate) struct Evaluator<'m> {
 }
 
 impl Evaluator<'_> {
-    /// The search-stage measure of `order`, `None` when it is infeasible.
-    pub(crate) fn measure(&self, order: &[OpId]) -> Option<Measure> {
+    /// The search-stage measure of `order`, `None` when it is infeasible, or when its key is
+    /// sure to exceed `bound` (for the peak, the logical peak and its points, from the tightened
+    /// order alone, decide that before DLR's scan runs).
+    pub(crate) fn measure(&self, order: &[OpId], bound: Option<&Key>) -> Option<Measure> {
         if self.objective == Objective::Makespan {
             // The plan is needed for the timing anyway; its σ is the tightened order with the
             // spill events added, which leave the logical peak unchanged.
@@ -108,7 +114,18 @@ impl Evaluator<'_> {
                 traffic: planned.stats.traffic,
                 spills: planned.stats.spills,
                 makespan: evaluate(&graph, Some(&pipes)).ok()?.makespan,
+                peak_points: 0,
             });
+        }
+        let (peak_points, pruned) = if self.objective == Objective::Peak {
+            let (peak, points) =
+                logical_peak_points(self.module, &tightened_order(self.module, order));
+            (points, bound.is_some_and(|b| [peak, points] > [b[0], b[1]]))
+        } else {
+            (0, false)
+        };
+        if pruned {
+            return None;
         }
         let scanned = scan_order(self.module, order, &self.back_end.dlr).ok()?;
         let p = pressure(self.module, &scanned.order);
@@ -120,6 +137,7 @@ impl Evaluator<'_> {
             traffic: scanned.stats.traffic,
             spills: scanned.stats.spills,
             makespan: 0,
+            peak_points,
         })
     }
 
@@ -137,6 +155,7 @@ impl Evaluator<'_> {
             traffic: m.extra_traffic,
             spills: m.spill_count,
             makespan: m.makespan,
+            peak_points: 0,
         })
     }
 

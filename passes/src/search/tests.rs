@@ -129,3 +129,19 @@ fn the_matmul_cases_tile_grid_is_found_from_shared_inputs() {
         assert!(detect(&chain, &tasks).is_none());
     }
 }
+
+#[test]
+fn budgets_parse_and_auto_scales_with_the_module() {
+    use super::options::{Budget, Objective};
+    use lattice::OptionType;
+    assert_eq!(Budget::parse_option("auto"), Ok(Budget::Auto));
+    let err = Budget::parse_option("0").unwrap_err();
+    assert_eq!(err, "expected `auto` or a positive integer, found `0`");
+    let five = Budget::parse_option("5").expect("parses");
+    assert_eq!(five.print_option(), "5");
+    assert_eq!(five.steps(Objective::Peak, 1000, 40), 5);
+    let small = Budget::Auto.steps(Objective::Traffic, 1_000, 10);
+    let large = Budget::Auto.steps(Objective::Traffic, 100_000, 10);
+    assert!(small > large && large >= 10 + 256);
+    assert!(Budget::Auto.steps(Objective::Makespan, 1_000, 10) < small);
+}
