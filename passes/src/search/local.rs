@@ -3,7 +3,8 @@
 //!
 //! - **Task phase** (60% of the chain's budget when the module has two or more main tasks):
 //!   swaps of two main tasks at most 16 apart, reinsertions of one task at most 16 places away,
-//!   reversals of blocks of 2–12 tasks, and changes of the feeder lead (0–3). Every neighbour is
+//!   reversals of blocks of 2–12 tasks, and changes of the feeder placement (lead 0–3, loaders
+//!   inlined or not). Every neighbour is
 //!   realized (`super::realize`), so it is legal and L0-exclusive by construction.
 //! - **Op phase** (the rest): one op moves to another place inside its dependency window (after
 //!   its last predecessor, before its first successor, in the precedence graph without L0 turns).
@@ -151,7 +152,11 @@ fn neighbour(current: &TaskOrder, rng: &mut Rng) -> TaskOrder {
             next.seq[start..start + len].reverse();
         }
         _ => {
-            next.lead = (next.lead + 1 + rng.range(0, 2) as u32) % 4;
+            // One of the other seven placements: lead 0–3, loaders inlined or not.
+            let code =
+                (next.lead as usize * 2 + usize::from(next.inline) + 1 + rng.range(0, 6)) % 8;
+            next.lead = (code / 2) as u32;
+            next.inline = code % 2 == 1;
         }
     }
     next

@@ -6,7 +6,8 @@
 //!   depth-first order from the sinks. These use the order engine with the L0 gate.
 //! - Task orders (`super::realize`, feeder leads 0–2): the main tasks in τ order, in the task
 //!   order each op order above visits them, and every curve over a detected task grid and its
-//!   transpose (`super::grid`).
+//!   transpose (`super::grid`); each with loaders inlined into their tasks and with feeders
+//!   0, 1 and 2 tasks ahead.
 //!
 //! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out,
 //! except MPAS, whose failure is the search's. O(P · realize) to build P members.
@@ -30,8 +31,8 @@ pub(crate) enum Start {
     Tasks(TaskOrder),
 }
 
-/// The leads every task order is tried with.
-const LEADS: [u32; 3] = [0, 1, 2];
+/// The feeder placements every task order is tried with: (lead, inline).
+const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
 
 /// Every member, named, MPAS first.
 pub(crate) fn portfolio(
@@ -85,12 +86,18 @@ pub(crate) fn portfolio(
         if !seen.insert(seq.clone()) {
             continue;
         }
-        for lead in LEADS {
+        for (lead, inline) in PLACEMENTS {
+            let placement = if inline {
+                "inline".to_string()
+            } else {
+                format!("lead-{lead}")
+            };
             members.push((
-                format!("{name}/lead-{lead}"),
+                format!("{name}/{placement}"),
                 Start::Tasks(TaskOrder {
                     seq: seq.clone(),
                     lead,
+                    inline,
                 }),
             ));
         }

@@ -55,6 +55,11 @@ pub(crate) struct Tasks {
     pub(crate) topo: Vec<usize>,
     /// The main tasks, in τ order; the search's sequences index into this list.
     pub(crate) main: Vec<usize>,
+    /// Per op: its index in its task's op list.
+    pub(crate) index_in_task: Vec<usize>,
+    /// Per task: for an *inlinable loader* — a feeder that is one compute op waiting only for
+    /// ALLOCs that wait for nothing — the op's successors; empty for every other task.
+    pub(crate) loader_succs: Vec<Vec<OpId>>,
 }
 
 impl Tasks {
@@ -162,6 +167,24 @@ impl Tasks {
             };
         }
         let main = (0..t).filter(|&k| class[k] == Class::Main).collect();
+        let mut index_in_task = vec![0; n];
+        for list in &ops {
+            for (i, op) in list.iter().enumerate() {
+                index_in_task[op.index()] = i;
+            }
+        }
+        let loader_succs = (0..t)
+            .map(|k| {
+                let inlinable = class[k] == Class::Feeder
+                    && matches!(module.op(ops[k][0]).kind, OpKind::Compute { .. })
+                    && pred[k].iter().all(|&p| pred[p].is_empty());
+                if inlinable {
+                    graph.succs(ops[k][0]).to_vec()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
         Ok(Tasks {
             ops,
             of_op,
@@ -170,6 +193,8 @@ impl Tasks {
             class,
             topo,
             main,
+            index_in_task,
+            loader_succs,
         })
     }
 

@@ -85,7 +85,7 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
     let mut rng = Rng::new(3);
     for m in modules() {
         let tasks = Tasks::of(&m).expect("tasks");
-        for round in 0..6u32 {
+        for round in 0..8u32 {
             let mut seq: Vec<usize> = (0..tasks.main.len()).collect();
             if round > 0 {
                 for i in (1..seq.len()).rev() {
@@ -97,6 +97,7 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
                 &TaskOrder {
                     seq,
                     lead: round % 4,
+                    inline: round % 2 == 1,
                 },
             );
             assert_legal(&m, &order);
