@@ -19,7 +19,10 @@ fn dlr(c: &mut Criterion) {
     let mut group = c.benchmark_group("Matmul_Case1");
     group.sample_size(20);
     for victim in [Victim::Cost, Victim::Lru] {
-        let options = DlrOptions { victim };
+        let options = DlrOptions {
+            victim,
+            ..DlrOptions::default()
+        };
         group.bench_function(format!("dlr{{victim={victim:?}}}"), |b| {
             b.iter(|| plan(&module, &options).expect("plans"))
         });

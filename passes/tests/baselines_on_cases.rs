@@ -14,7 +14,7 @@ use lattice_passes::baselines::{
     base, cosma, magis_order, run_baseline, Baseline, CosmaOptions, CosmaOrder, EdaTraversal,
     MagisOptions, RpoGraph,
 };
-use lattice_passes::dlr::{plan, DlrOptions, Victim};
+use lattice_passes::dlr::{plan, DlrOptions, L0Mode, Victim};
 use lattice_passes::order::stable_order;
 
 /// `baseline` on every case: a planned module that passes the structural verifier and the
@@ -84,6 +84,7 @@ fn planners_counters_match_the_replay_and_base_is_stable_then_lru() {
             &stable,
             &DlrOptions {
                 victim: Victim::Lru,
+                l0: L0Mode::Single,
             },
         )
         .unwrap();

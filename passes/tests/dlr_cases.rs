@@ -1,8 +1,8 @@
 //! DLR on every shipped contest case, under the trace's own σ (L0 exclusivity off) and under the
-//! MPAS and stable orders (L0 exclusivity on), with both victim policies: the plan verifies with
-//! the same spill count and traffic as DLR reports, survives print/parse and trio export/import
-//! unchanged, is deterministic, and per order the cost-aware policy moves no more bytes than LRU
-//! over all cases.
+//! MPAS and stable orders (L0 exclusivity on), with both victim policies and both L0 placements
+//! (`l0=double`, `l0=single`): the plan verifies with the same spill count and traffic as DLR
+//! reports, survives print/parse and trio export/import unchanged, is deterministic, and per
+//! order the cost-aware policy moves no more bytes than LRU over all cases.
 
 mod common;
 
@@ -12,7 +12,7 @@ use lattice_lir::contest::{
 };
 use lattice_lir::{parse_module, print_module, verify_module, Phase};
 use lattice_passes::analysis::bottom_levels;
-use lattice_passes::dlr::{plan, DlrOptions, Victim};
+use lattice_passes::dlr::{plan, DlrOptions, L0Mode, Victim};
 use lattice_passes::order::{mpas_order, order_by, MpasOptions, Policy};
 
 #[test]
@@ -36,8 +36,12 @@ fn every_case_plans_verifies_and_round_trips() {
             };
             scheduled.phase = Phase::Scheduled;
             let name = format!("{name} / {order}");
-            for (i, victim) in [Victim::Cost, Victim::Lru].into_iter().enumerate() {
-                let planned = plan(&scheduled, &DlrOptions { victim }).unwrap();
+            let policies = [Victim::Cost, Victim::Lru].into_iter().enumerate();
+            for ((i, victim), l0) in
+                policies.flat_map(|p| [(p, L0Mode::Double), (p, L0Mode::Single)])
+            {
+                let options = DlrOptions { victim, l0 };
+                let planned = plan(&scheduled, &options).unwrap();
                 let m = &planned.module;
                 verify_module(m).unwrap_or_else(|e| panic!("{name}: {e:?}"));
                 let replay: Replay = check_plan(m);
@@ -45,7 +49,7 @@ fn every_case_plans_verifies_and_round_trips() {
                 assert_eq!(replay.traffic, planned.stats.traffic, "{name}");
                 totals[o][i] += planned.stats.traffic;
                 eprintln!(
-                "{name} {victim:?}: spills {} drops {} traffic {} peak {} reuse {} frag-evictions {}",
+                "{name} {victim:?} {l0:?}: spills {} drops {} traffic {} peak {} reuse {} frag-evictions {}",
                 planned.stats.spills,
                 planned.stats.drops,
                 planned.stats.traffic,
@@ -54,7 +58,7 @@ fn every_case_plans_verifies_and_round_trips() {
                 planned.stats.frag_evictions
             );
                 // Deterministic.
-                assert_eq!(plan(&scheduled, &DlrOptions { victim }).unwrap().module, *m);
+                assert_eq!(plan(&scheduled, &options).unwrap().module, *m);
                 // Text round trip.
                 let text = print_module(m);
                 assert_eq!(print_module(&parse_module(&text).unwrap()), text, "{name}");

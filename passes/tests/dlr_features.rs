@@ -5,7 +5,7 @@
 mod common;
 
 use lattice_lir::{parse_module, print_module, verify_module, Module};
-use lattice_passes::dlr::{plan, DlrErrorKind, DlrOptions, Plan, Victim};
+use lattice_passes::dlr::{plan, DlrErrorKind, DlrOptions, L0Mode, Plan, Victim};
 
 fn module(l1: u64, l0_exclusive: bool, body: &str) -> Module {
     let text = format!(
@@ -23,7 +23,15 @@ fn module(l1: u64, l0_exclusive: bool, body: &str) -> Module {
 }
 
 fn run(m: &Module, victim: Victim) -> Plan {
-    let p = plan(m, &DlrOptions { victim }).unwrap_or_else(|e| panic!("{e}"));
+    let options = DlrOptions {
+        victim,
+        ..DlrOptions::default()
+    };
+    run_with(m, &options)
+}
+
+fn run_with(m: &Module, options: &DlrOptions) -> Plan {
+    let p = plan(m, options).unwrap_or_else(|e| panic!("{e}"));
     verify_module(&p.module).unwrap_or_else(|e| panic!("{e:?}"));
     let replay = common::check_plan(&p.module);
     assert_eq!(
@@ -288,8 +296,35 @@ const L0: &str = "  buffer @b0 : L0A[16]
 ";
 
 #[test]
-fn l0_exclusive_flushes_eagerly_and_hands_off() {
+fn l0_exclusive_flushes_eagerly_and_double_buffers() {
+    // `l0=double`: @b1 takes the half @b0 did not use, so its ALLOC needs no reuse dependency
+    // and each reload returns to its own half.
     let p = run(&module(100, true, L0), Victim::Cost);
+    assert_ops(
+        &p,
+        &[
+            "%0 = alloc @b0 at 0",
+            "%2 = alloc @b2 at 0",
+            "%3 = MOVE MTE1 10 (@b0, @b2) after(%0, %2)",
+            "%10 = spill_out @b0 MTE3 182 after(%0 spill, %3 spill)",
+            "%1 = alloc @b1 at 16",
+            "%4 = MOVE MTE1 10 (@b1, @b2) after(%1, %3)",
+            "%9 = free @b2 after(%4)",
+            "%12 = spill_out @b1 MTE3 182 after(%1 spill, %4 spill)",
+            "%11 = spill_in @b0 at 0 MTE2 182 after(%10 spill, %10 reuse)",
+            "%5 = OP CUBE 10 (@b0) after(%3, %11 spill)",
+            "%7 = free @b0 after(%5, %11 spill)",
+            "%13 = spill_in @b1 at 16 MTE2 182 after(%12 spill, %12 reuse)",
+            "%6 = OP CUBE 10 (@b1) after(%4, %13 spill)",
+            "%8 = free @b1 after(%6, %13 spill)",
+        ],
+    );
+    // `l0=single`: every L0 buffer at offset 0, each handed off through a reuse dependency.
+    let single = DlrOptions {
+        victim: Victim::Cost,
+        l0: L0Mode::Single,
+    };
+    let p = run_with(&module(100, true, L0), &single);
     assert_ops(
         &p,
         &[

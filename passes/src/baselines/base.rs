@@ -4,11 +4,11 @@
 //! timing ("Freeze"). The paper's stage-attribution start, "Original+LRU+Freeze", is the same
 //! pipeline.
 //!
-//! `lattice-opt --base` is exactly `--pass-pipeline='order{policy=stable},dlr{victim=lru}'`
+//! `lattice-opt --base` is exactly `--pass-pipeline='order{policy=stable},dlr{victim=lru l0=single}'`
 //! (a test checks that both print the same module); the pass exists so that every baseline of
 //! the evaluation is one flag. Complexity: the stable order's O((V + E) log V) plus DLR's.
 
-use crate::dlr::{plan, DlrError, DlrOptions, Plan, Victim};
+use crate::dlr::{plan, DlrError, DlrOptions, L0Mode, Plan, Victim};
 use crate::order::{stable_order, OrderError};
 use lattice_lir::{Module, Phase};
 
@@ -48,6 +48,7 @@ pub fn base(module: &Module) -> Result<Plan, BaseError> {
         &scheduled,
         &DlrOptions {
             victim: Victim::Lru,
+            l0: L0Mode::Single,
         },
     )?)
 }

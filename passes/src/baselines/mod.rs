@@ -2,7 +2,7 @@
 //! `shared/reference/baselines.md` (cited by section in every file; its \[SRC\] rules are taken from
 //! the named sources, its \[ADAPT\] rules are this project's adaptation, and each file says which is
 //! which). Passes: `hmcos`, `magis`, `eda` (placeholders) reorder σ and leave planning to `dlr`;
-//! `cosma` orders and plans; `base` is `order{policy=stable},dlr{victim=lru}` in one flag.
+//! `cosma` orders and plans; `base` is `order{policy=stable},dlr{victim=lru l0=single}` in one flag.
 //!
 //! Layout, one concept per file: `projection` — A0, the op graph with lazy ALLOC and eager
 //! FREE, expanded back to σ by the order module's Kahn engine; `model` — which bytes a command

@@ -228,7 +228,7 @@ pub struct Base;
 impl RegisteredPass for Base {
     const NAME: &'static str = "base";
     const SUMMARY: &'static str =
-        "Base reference (baselines.md §2): order{policy=stable} then dlr{victim=lru}, no CPE (Freeze)";
+        "Base reference (baselines.md §2): order{policy=stable} then dlr{victim=lru l0=single}, no CPE (Freeze)";
     type Options = NoOptions;
     fn new(_: NoOptions) -> Self {
         Base

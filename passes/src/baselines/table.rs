@@ -1,6 +1,6 @@
 //! The baselines end to end, and their summary tables (`lattice-bench baselines --cases DIR`):
-//! every baseline as the pipeline a user runs (`base`, `hmcos,dlr`, `magis,dlr`, `cosma`,
-//! `eda,dlr`, each with default options), and for every case and baseline the replayed logical
+//! every baseline as the pipeline a user runs (`base`, `hmcos,dlr{l0=single}`,
+//! `magis,dlr{l0=single}`, `cosma`, `eda,dlr{l0=single}`, each with default options), and for every case and baseline the replayed logical
 //! peak, spills, traffic and makespan as Markdown.
 //!
 //! The order-only baselines are planned by `dlr` with its defaults (the common backend); Base by
@@ -12,7 +12,7 @@
 
 use super::{base, cosma, eda_order, hmcos_order, magis_order};
 use super::{CosmaOptions, EdaTraversal, HmcosOptions, MagisOptions};
-use crate::dlr::{plan, DlrOptions};
+use crate::dlr::{plan, DlrOptions, L0Mode};
 use crate::verify::{replay, Metrics, Replay, ReplayOptions};
 use lattice_lir::{Module, OpId, Phase};
 use std::fmt::Write as _;
@@ -62,11 +62,11 @@ impl Baseline {
     pub fn pipeline(self) -> String {
         match self {
             Baseline::Base => "base".into(),
-            Baseline::Hmcos => "hmcos,dlr".into(),
-            Baseline::Magis => "magis,dlr".into(),
+            Baseline::Hmcos => "hmcos,dlr{l0=single}".into(),
+            Baseline::Magis => "magis,dlr{l0=single}".into(),
             Baseline::Cosma => "cosma".into(),
             Baseline::EdaPlaceholder(t) => format!(
-                "eda{{traversal={}}},dlr",
+                "eda{{traversal={}}},dlr{{l0=single}}",
                 lattice::options::OptionType::print_option(&t)
             ),
         }
@@ -96,7 +96,12 @@ pub fn run_baseline(module: &Module, baseline: Baseline) -> Result<Module, Basel
         let mut scheduled = module.clone();
         scheduled.schedule = order.map_err(&fail)?;
         scheduled.phase = Phase::Scheduled;
-        plan(&scheduled, &DlrOptions::default())
+        // The paper's staging placement, as every baseline's published numbers assume.
+        let options = DlrOptions {
+            l0: L0Mode::Single,
+            ..DlrOptions::default()
+        };
+        plan(&scheduled, &options)
             .map(|p| p.module)
             .map_err(|e| fail(e.to_string()))
     };

@@ -4,6 +4,10 @@
 //! - **residency containment**: each residency's start (ALLOC or SPILL_IN) → every use inside
 //!   it → its end (SPILL_OUT or FREE), as Freeze places them, so every use stays in the same
 //!   residency (the contest traces' dependencies imply this; a hand-written plan need not);
+//! - **L0 exclusivity**: on an L0-exclusive target, each residency end of a staging tier → the
+//!   next residency start of that tier in Freeze. Reuse dependencies only order residencies that
+//!   share bytes, and with `dlr{l0=double}` consecutive L0 buffers do not, so without these edges
+//!   a reordered σ could keep two buffers of a tier live at once, which the contest forbids;
 //! - **spill export order**: each SPILL_OUT → the next SPILL_OUT of Freeze. The contest numbers
 //!   spills in σ order of their SPILL_OUTs, so keeping that order keeps the exported spill file
 //!   byte-identical.
@@ -16,18 +20,27 @@
 use crate::timing::FixedGraph;
 use lattice_lir::{Module, OpId, OpKind};
 
-/// G_fixed of `module` with the containment and spill-order edges of its σ.
+/// G_fixed of `module` with the containment, L0-exclusivity and spill-order edges of its σ.
 pub(crate) fn constraint_graph(module: &Module) -> FixedGraph {
     let mut extra = Vec::new();
     let mut open: Vec<Option<OpId>> = vec![None; module.buffers.len()];
     let mut uses: Vec<Vec<OpId>> = vec![Vec::new(); module.buffers.len()];
     let mut last_spill_out: Option<OpId> = None;
+    let mut last_end: Vec<Option<OpId>> = vec![None; module.target.tiers.len()];
+    let exclusive_tier = |buffer: lattice_lir::BufferId| {
+        let tier = module.buffers.get(buffer.index())?.tier;
+        (module.target.l0_exclusive && module.target.tiers.get(tier.index())?.staging)
+            .then_some(tier.index())
+    };
     for &id in &module.schedule {
         let Some(op) = module.ops.get(id.index()) else {
             continue;
         };
         match op.kind {
             OpKind::Alloc { buffer, .. } | OpKind::SpillIn { buffer, .. } => {
+                if let Some(tier) = exclusive_tier(buffer) {
+                    extra.extend(last_end[tier].map(|end| (end, id)));
+                }
                 if let Some(slot) = open.get_mut(buffer.index()) {
                     *slot = Some(id);
                 }
@@ -35,6 +48,9 @@ pub(crate) fn constraint_graph(module: &Module) -> FixedGraph {
             OpKind::SpillOut { buffer, .. } | OpKind::Free { buffer } => {
                 if op.kind.is_spill() {
                     extra.extend(last_spill_out.replace(id).map(|prev| (prev, id)));
+                }
+                if let Some(tier) = exclusive_tier(buffer) {
+                    last_end[tier] = Some(id);
                 }
                 if let Some(start) = open.get_mut(buffer.index()).and_then(Option::take) {
                     extra.push((start, id));

@@ -46,6 +46,21 @@ impl FreeList {
         self.by_length.range((size, 0)..).next().map(|&(_, o)| o)
     }
 
+    /// The best-fit offset for `size` bytes sharing no byte with `[avoid.0, avoid.1)`: holes are
+    /// cut around that range and the tightest piece wins, then the lowest. O(H).
+    pub(crate) fn best_fit_avoiding(&self, size: u64, avoid: (u64, u64)) -> Option<u64> {
+        let (lo, hi) = avoid;
+        self.by_offset
+            .iter()
+            .flat_map(|(&start, &len)| {
+                let end = start + len;
+                [(start, end.min(lo)), (start.max(hi), end)]
+            })
+            .filter(|&(a, b)| b > a && b - a >= size)
+            .min_by_key(|&(a, b)| (b - a - size, a))
+            .map(|(a, _)| a)
+    }
+
     /// The length of the largest hole (0 when the tier is full).
     pub(crate) fn largest(&self) -> u64 {
         self.by_length.last().map_or(0, |&(len, _)| len)
@@ -86,6 +101,16 @@ impl FreeList {
 #[cfg(test)]
 mod tests {
     use super::FreeList;
+
+    #[test]
+    fn best_fit_avoiding_keeps_clear_of_the_last_range() {
+        let list = FreeList::new(256);
+        assert_eq!(list.best_fit_avoiding(128, (0, 128)), Some(128));
+        assert_eq!(list.best_fit_avoiding(128, (128, 256)), Some(0));
+        assert_eq!(list.best_fit_avoiding(128, (64, 192)), None);
+        assert_eq!(list.best_fit_avoiding(200, (0, 128)), None);
+        assert_eq!(list.best_fit(200), Some(0));
+    }
 
     #[test]
     fn best_fit_prefers_the_tightest_then_the_lowest_hole() {

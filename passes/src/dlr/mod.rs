@@ -6,8 +6,10 @@
 //! Stages, one file each: `lifetimes` moves ALLOCs later and FREEs earlier so residency spans
 //! first to last use; `scan` walks that σ with a `free_list` per tier and the `victim`
 //! ranking; [`plan`] writes the scan into the module with [`spill::materialize`] (spill k named
-//! N+2k / N+2k+1 as the contest numbers them; dependencies derived, including the L0 hand-offs
-//! under `l0_exclusive`). The pass wrapper
+//! N+2k / N+2k+1 as the contest numbers them; spill and address-reuse dependencies derived).
+//! With `l0=double` (the default) a staging tier alternates halves where two buffers fit, so the
+//! next tile's load can overlap the current tile's use; `l0=single` puts every staging buffer at
+//! the lowest free offset, as the paper does (and as the paper reproduction keeps). The pass wrapper
 //! is in [`pass`], the results table in [`report`].
 //!
 //! Invariants of the output: it passes the structural verifier; no two residencies of a tier that
@@ -38,11 +40,24 @@ option_enum! {
     }
 }
 
+option_enum! {
+    /// Placement in the staging (L0) tiers of an L0-exclusive target.
+    pub enum L0Mode {
+        /// Away from the buffer the tier released last when it fits (ping-pong halves), so
+        /// consecutive buffers of a tier share no bytes and no reuse dependency.
+        Double = "double",
+        /// Best fit, which puts every buffer at offset 0 (the paper's plans).
+        Single = "single",
+    }
+}
+
 lattice::pass_options! {
     /// Options of `dlr`.
     pub struct DlrOptions {
         /// Victim policy in L1/UB: `cost` (paper key) or `lru`.
         victim: Victim = Victim::Cost,
+        /// Staging-tier placement: `double` (alternate halves) or `single` (offset 0, the paper's).
+        l0: L0Mode = L0Mode::Double,
     }
 }
 
@@ -57,7 +72,7 @@ pub struct DlrStats {
     pub reloads: u64,
     /// Extra DDR traffic in bytes (DESIGN §1.3: `size` per backed spill, `2·size` otherwise).
     pub traffic: u64,
-    /// Address-reuse and L0 hand-off dependencies in the plan.
+    /// Address-reuse dependencies in the plan.
     pub reuse_edges: u64,
     /// Most bytes resident in all tiers at once.
     pub physical_peak: u64,
@@ -157,7 +172,7 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
         return Err(DlrError { op: None, kind });
     }
     let life = lifetimes::tighten(module, &module.schedule);
-    let scan = scan::scan(module, &life, options.victim)?;
+    let scan = scan::scan(module, &life, options)?;
     let spills: Vec<(BufferId, u64)> = scan
         .spills
         .iter()
@@ -205,7 +220,7 @@ pub fn scan_order(
     options: &DlrOptions,
 ) -> Result<Scanned, DlrError> {
     let life = lifetimes::tighten(module, order);
-    let stats = scan::scan(module, &life, options.victim)?.stats;
+    let stats = scan::scan(module, &life, options)?.stats;
     Ok(Scanned {
         stats,
         order: life.order,

@@ -30,11 +30,7 @@ impl Pass for Dlr {
         );
         cx.statistic("reloads", "SPILL_IN events", s.reloads);
         cx.statistic("traffic", "extra DDR traffic in bytes", s.traffic);
-        cx.statistic(
-            "reuse-edges",
-            "address-reuse and L0 hand-off dependencies",
-            s.reuse_edges,
-        );
+        cx.statistic("reuse-edges", "address-reuse dependencies", s.reuse_edges);
         cx.statistic(
             "physical-peak",
             "most bytes resident in all tiers at once",

@@ -29,7 +29,11 @@ pub fn results_table(rows: &[Row<'_>]) -> Result<String, DlrError> {
             .into_iter()
             .enumerate()
         {
-            let s = plan(row.module, &DlrOptions { victim })?.stats;
+            let options = DlrOptions {
+                victim,
+                ..DlrOptions::default()
+            };
+            let s = plan(row.module, &options)?.stats;
             totals[i] += s.traffic;
             let _ = writeln!(
                 md,

@@ -16,7 +16,9 @@
 //! tier is then empty, the block goes to offset 0, and the command reloads its operands into the
 //! one hole left, side by side — so the request fails only when the command's operands in the
 //! tier exceed its capacity. With `l0_exclusive`, a staging tier first flushes all its unpinned
-//! residents (eager flushing), so its residencies never overlap in σ. Invariants at every step: residents of a tier are pairwise disjoint in address and
+//! residents (eager flushing), so its residencies never overlap in σ; with `l0=double` the block
+//! then goes to the best fit that shares no byte with the buffer the tier released last, when
+//! one exists, so consecutive buffers alternate halves and need no reuse dependency. Invariants at every step: residents of a tier are pairwise disjoint in address and
 //! lie in their tier; the free list is the complement of the residents.
 //!
 //! Complexity: O(V log V) for placement plus O(R) per eviction round (R residents of the tier).
@@ -24,7 +26,7 @@
 use super::free_list::FreeList;
 use super::lifetimes::{operands, Lifetimes};
 use super::victim::{compare, Candidate, Rule};
-use super::{DlrError, DlrErrorKind, DlrStats, Victim};
+use super::{DlrError, DlrErrorKind, DlrOptions, DlrStats, L0Mode, Victim};
 use lattice_lir::spill::PlanStep;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 use std::collections::BTreeSet;
@@ -60,12 +62,15 @@ enum State {
 struct Tier {
     free: FreeList,
     residents: BTreeSet<BufferId>,
+    /// The byte range of the buffer released last (`l0=double` places the next one beside it).
+    last_released: Option<(u64, u64)>,
 }
 
 struct Scanner<'a> {
     m: &'a Module,
     life: &'a Lifetimes,
     victim: Victim,
+    l0: L0Mode,
     tiers: Vec<Tier>,
     state: Vec<State>,
     /// Per buffer: the stamp of the op group that pins it.
@@ -78,12 +83,13 @@ struct Scanner<'a> {
 }
 
 /// Runs the scan over `life.order`.
-pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan, DlrError> {
+pub(crate) fn scan(m: &Module, life: &Lifetimes, options: &DlrOptions) -> Result<Scan, DlrError> {
     let nb = m.buffers.len();
     let mut s = Scanner {
         m,
         life,
-        victim,
+        victim: options.victim,
+        l0: options.l0,
         tiers: m
             .target
             .tiers
@@ -91,6 +97,7 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, victim: Victim) -> Result<Scan,
             .map(|t| Tier {
                 free: FreeList::new(t.capacity),
                 residents: BTreeSet::new(),
+                last_released: None,
             })
             .collect(),
         state: vec![State::Unborn; nb],
@@ -200,6 +207,7 @@ impl Scanner<'_> {
         let tier = &mut self.tiers[self.m.buffer(b).tier.index()];
         tier.free.release(offset, size);
         tier.residents.remove(&b);
+        tier.last_released = Some((offset, offset + size));
         self.resident_bytes -= size;
     }
 
@@ -273,8 +281,11 @@ impl Scanner<'_> {
         }
         let flushed = victims.len();
         let mut compacted = false;
+        let beside_last = staging && self.m.target.l0_exclusive && self.l0 == L0Mode::Double;
         let offset = loop {
-            if let Some(o) = self.tiers[tier].free.best_fit(size) {
+            let avoid = self.tiers[tier].last_released.filter(|_| beside_last);
+            let fit = avoid.and_then(|range| self.tiers[tier].free.best_fit_avoiding(size, range));
+            if let Some(o) = fit.or_else(|| self.tiers[tier].free.best_fit(size)) {
                 break o;
             }
             if victims.len() == flushed {

@@ -2,10 +2,14 @@
 //! `lattice-opt --pass-pipeline` text a user would type, grouped by the study that reads them
 //! (paper §V–§VI):
 //! - end to end: Base and the external baselines with their own order and memory policy, and full
-//!   LATTICE (`mpas,dlr,cpe`);
+//!   LATTICE (`mpas,dlr{l0=single},cpe`);
 //! - stage attribution: Original (the input order) + LRU + Freeze, then + MPAS, + cost-aware DLR,
 //!   + CPE, one stage at a time;
 //! - order sensitivity: four legal orders under the same `dlr,cpe` backend.
+//!
+//! Every DLR runs with `l0=single`, the paper's staging placement (every L0 buffer at offset 0,
+//! so consecutive tiles of a tier hand their bytes over in σ order): the reproduction measures
+//! the paper's method, not lattice's later double-buffering default.
 //!
 //! A pipeline shared by two studies (full LATTICE is in all three) is listed once and run once.
 //! The lists are fixed, so the report's rows and columns never depend on the results.
@@ -32,10 +36,10 @@ impl Config {
 }
 
 /// Full LATTICE.
-pub const LATTICE: &str = "mpas,dlr,cpe";
+pub const LATTICE: &str = "mpas,dlr{l0=single},cpe";
 
 /// MPAS then DLR: the fixed plan Table III's diagnostics and CPE start from (Freeze).
-pub const FREEZE: &str = "mpas,dlr";
+pub const FREEZE: &str = "mpas,dlr{l0=single}";
 
 /// The end-to-end methods: Base first (the normalization reference), the external baselines,
 /// LATTICE last.
@@ -57,8 +61,11 @@ pub fn is_external(method: &Config) -> bool {
 /// Stage attribution, cumulative: each configuration adds one stage to the one before.
 pub fn stages() -> Vec<Config> {
     vec![
-        Config::new("Original+LRU+Freeze", "order{policy=input},dlr{victim=lru}"),
-        Config::new("+MPAS", "mpas,dlr{victim=lru}"),
+        Config::new(
+            "Original+LRU+Freeze",
+            "order{policy=input},dlr{victim=lru l0=single}",
+        ),
+        Config::new("+MPAS", "mpas,dlr{victim=lru l0=single}"),
         Config::new("+cost-aware DLR", FREEZE),
         Config::new("+CPE", LATTICE),
     ]
@@ -67,9 +74,15 @@ pub fn stages() -> Vec<Config> {
 /// Order sensitivity: every order under the same DLR/CPE backend, Stable first (the reference).
 pub fn orders() -> Vec<Config> {
     vec![
-        Config::new("Stable", "order{policy=stable},dlr,cpe"),
-        Config::new("Memory-first", "order{policy=memory-first},dlr,cpe"),
-        Config::new("Criticality-first", "order{policy=critical-first},dlr,cpe"),
+        Config::new("Stable", "order{policy=stable},dlr{l0=single},cpe"),
+        Config::new(
+            "Memory-first",
+            "order{policy=memory-first},dlr{l0=single},cpe",
+        ),
+        Config::new(
+            "Criticality-first",
+            "order{policy=critical-first},dlr{l0=single},cpe",
+        ),
         Config::new("MPAS", LATTICE),
     ]
 }
