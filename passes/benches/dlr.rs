@@ -18,7 +18,7 @@ fn dlr(c: &mut Criterion) {
     module.phase = Phase::Scheduled;
     let mut group = c.benchmark_group("Matmul_Case1");
     group.sample_size(20);
-    for victim in [Victim::Cost, Victim::Lru] {
+    for victim in [Victim::Paper, Victim::Cost, Victim::Lru] {
         let options = DlrOptions {
             victim,
             ..DlrOptions::default()

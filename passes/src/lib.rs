@@ -44,9 +44,17 @@ pub static REGISTRY: Registry = Registry::new(&[
 ])
 .with_metrics(report_metrics);
 
-/// `--metrics`: the independent replay's metrics of the final module.
+/// `--metrics`: the independent replay's metrics of the final module, with the fixed-order
+/// traffic lower bound of a planned one.
 fn report_metrics(module: &Module, format: MetricsFormat) -> String {
-    let metrics = verify::metrics(module);
+    let mut metrics = verify::metrics(module);
+    if module.phase.has_plan() {
+        // A module the bound cannot be computed for (operands over capacity) is one the replay
+        // already reports as invalid; the field then stays null.
+        if let Ok(bound) = analysis::traffic_lower_bound(module) {
+            metrics.set_traffic_lower_bound(bound.bytes);
+        }
+    }
     match format {
         MetricsFormat::Json => metrics.to_json_string(),
         MetricsFormat::Text => metrics.to_text(),

@@ -4,7 +4,9 @@
 pub mod bottom_level;
 pub mod buffer_uses;
 pub mod pressure;
+pub mod traffic_bound;
 
 pub use bottom_level::{bottom_levels, BottomLevels};
 pub use buffer_uses::{buffer_uses, BufferUses, Lifetime};
 pub use pressure::{logical_peak_points, pressure, Pressure};
+pub use traffic_bound::{traffic_lower_bound, TrafficBound, TrafficBoundError};

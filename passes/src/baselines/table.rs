@@ -99,6 +99,7 @@ pub fn run_baseline(module: &Module, baseline: Baseline) -> Result<Module, Basel
         // The paper's staging placement, as every baseline's published numbers assume.
         let options = DlrOptions {
             l0: L0Mode::Single,
+            prefetch: 0,
             ..DlrOptions::default()
         };
         plan(&scheduled, &options)

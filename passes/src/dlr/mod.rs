@@ -20,6 +20,7 @@
 mod free_list;
 mod lifetimes;
 pub mod pass;
+mod prefetch;
 pub mod report;
 mod scan;
 mod victim;
@@ -33,10 +34,14 @@ pub use pass::Dlr;
 option_enum! {
     /// Victim policy for non-staging tiers.
     pub enum Victim {
-        /// The paper's cost-aware key (no writeback first, next use over writeback cost).
+        /// The paper's key (no writeback first, then next use over writeback cost).
+        Paper = "paper",
+        /// Room freed (size times reuse distance) per byte of traffic the spill moves.
         Cost = "cost",
         /// Least recently used (the paper's ablation).
         Lru = "lru",
+        /// Plan with `paper` and with `cost` and keep the plan that moves fewer bytes.
+        Auto = "auto",
     }
 }
 
@@ -54,10 +59,12 @@ option_enum! {
 lattice::pass_options! {
     /// Options of `dlr`.
     pub struct DlrOptions {
-        /// Victim policy in L1/UB: `cost` (paper key) or `lru`.
-        victim: Victim = Victim::Cost,
+        /// Victim policy in L1/UB: `paper` (the paper's key), `cost`, `lru` or `auto` (the better of paper and cost).
+        victim: Victim = Victim::Paper,
         /// Staging-tier placement: `double` (alternate halves) or `single` (offset 0, the paper's).
         l0: L0Mode = L0Mode::Double,
+        /// Move SPILL_INs up to this many σ positions early into free bytes, SPILL_OUTs to their last use (0: off).
+        prefetch: u32 = 0,
     }
 }
 
@@ -158,6 +165,29 @@ impl From<DlrError> for lattice::PassError {
     }
 }
 
+/// The scan of `life.order`, with its spill events moved early by `options.prefetch`.
+fn scan_and_prefetch(
+    module: &Module,
+    life: &lifetimes::Lifetimes,
+    options: &DlrOptions,
+) -> Result<scan::Scan, DlrError> {
+    let mut scan = match options.victim {
+        Victim::Auto => {
+            let paper = scan::scan(module, life, Victim::Paper, options.l0)?;
+            let cost = scan::scan(module, life, Victim::Cost, options.l0)?;
+            let moved = |s: &scan::Scan| (s.stats.traffic, s.stats.spills);
+            if moved(&cost) < moved(&paper) {
+                cost
+            } else {
+                paper
+            }
+        }
+        victim => scan::scan(module, life, victim, options.l0)?,
+    };
+    prefetch::prefetch(module, &mut scan, options.prefetch);
+    Ok(scan)
+}
+
 /// Plans a `scheduled`, structurally verified `module`.
 pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
     if module.phase != Phase::Scheduled {
@@ -172,7 +202,7 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
         return Err(DlrError { op: None, kind });
     }
     let life = lifetimes::tighten(module, &module.schedule);
-    let scan = scan::scan(module, &life, options)?;
+    let scan = scan_and_prefetch(module, &life, options)?;
     let spills: Vec<(BufferId, u64)> = scan
         .spills
         .iter()
@@ -220,7 +250,7 @@ pub fn scan_order(
     options: &DlrOptions,
 ) -> Result<Scanned, DlrError> {
     let life = lifetimes::tighten(module, order);
-    let stats = scan::scan(module, &life, options)?.stats;
+    let stats = scan_and_prefetch(module, &life, options)?.stats;
     Ok(Scanned {
         stats,
         order: life.order,

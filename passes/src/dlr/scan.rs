@@ -26,7 +26,7 @@
 use super::free_list::FreeList;
 use super::lifetimes::{operands, Lifetimes};
 use super::victim::{compare, Candidate, Rule};
-use super::{DlrError, DlrErrorKind, DlrOptions, DlrStats, L0Mode, Victim};
+use super::{DlrError, DlrErrorKind, DlrStats, L0Mode, Victim};
 use lattice_lir::spill::PlanStep;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 use std::collections::BTreeSet;
@@ -82,14 +82,20 @@ struct Scanner<'a> {
     out: Scan,
 }
 
-/// Runs the scan over `life.order`.
-pub(crate) fn scan(m: &Module, life: &Lifetimes, options: &DlrOptions) -> Result<Scan, DlrError> {
+/// Runs the scan over `life.order` with one victim key (not `auto`, which the caller resolves
+/// by scanning twice) and one staging placement.
+pub(crate) fn scan(
+    m: &Module,
+    life: &Lifetimes,
+    victim: Victim,
+    l0: L0Mode,
+) -> Result<Scan, DlrError> {
     let nb = m.buffers.len();
     let mut s = Scanner {
         m,
         life,
-        victim: options.victim,
-        l0: options.l0,
+        victim,
+        l0,
         tiers: m
             .target
             .tiers
@@ -254,6 +260,7 @@ impl Scanner<'_> {
         let staging = self.m.target.tiers[tier].staging;
         let rule = match (staging, self.victim) {
             (true, _) => Rule::Staging,
+            (false, Victim::Paper | Victim::Auto) => Rule::Paper,
             (false, Victim::Cost) => Rule::Cost,
             (false, Victim::Lru) => Rule::Lru,
         };

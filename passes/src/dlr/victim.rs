@@ -1,12 +1,18 @@
 //! Victim ranking: which unpinned resident of a full tier to evict next.
 //!
-//! Three total orders, each deterministic (the buffer id breaks every tie):
-//! - **cost** (paper Eq. `dlr-victim-key`, L1/UB by default): the largest
+//! Four total orders, each deterministic (the buffer id breaks every tie):
+//! - **paper** (paper Eq. `dlr-victim-key`, `victim=paper`, the default): the largest
 //!   `(noWB, (ν − k) / max(1, W), −ℓ, −id)` wins, where noWB marks a residency that needs no
 //!   writeback (backed, or dead: no further use), ν the next use (the FREE for a dead residency),
 //!   k the scan position, `W = spill_cost(s) + s` the writeback cost of `s` bytes, and ℓ the
 //!   buffer's final use in σ (the paper's "final access position"; its creation when never used).
 //!   The ratio is compared exactly by cross-multiplication in u128.
+//! - **cost** (`victim=cost`): what an eviction buys against what it costs. A dead residency
+//!   costs nothing and goes first; otherwise the largest `s·(ν − k) / T` wins, `T` the bytes
+//!   the spill moves (`s` when backed, `2s` when not): the byte-positions of room freed per byte
+//!   of traffic. Unlike the paper's key it does not put every backed buffer before every
+//!   unbacked one — a backed buffer needed again soon costs more than an unbacked one idle for
+//!   long — and a large buffer frees more room for the same distance. Ties: the paper's ℓ, id.
 //! - **lru** (`victim=lru`, the ablation; baselines.md): the smallest `(last access, id)` wins.
 //! - **staging** (L0 tiers under either option, the paper's eager flushing): the largest
 //!   `(dead, ν − k, −id)` wins — no future use first, then the farthest next use.
@@ -35,10 +41,12 @@ pub(crate) struct Candidate {
     pub(crate) last_access: usize,
 }
 
-/// The three rankings.
+/// The four rankings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rule {
     /// The paper's cost-aware key.
+    Paper,
+    /// Room freed per byte of traffic.
     Cost,
     /// Least recently used.
     Lru,
@@ -67,7 +75,7 @@ pub(crate) fn compare(
     // Smaller ids win ties under every rule.
     let id = b.buffer.cmp(&a.buffer);
     match rule {
-        Rule::Cost => {
+        Rule::Paper => {
             let no_wb = |c: &Candidate| c.backed || c.dead();
             let w = |c: &Candidate| u128::from(cost.cycles(c.size).saturating_add(c.size).max(1));
             let ratio =
@@ -75,6 +83,22 @@ pub(crate) fn compare(
             no_wb(a)
                 .cmp(&no_wb(b))
                 .then(ratio)
+                .then(b.final_use.cmp(&a.final_use))
+                .then(id)
+        }
+        Rule::Cost => {
+            let traffic = |c: &Candidate| {
+                if c.dead() {
+                    0
+                } else {
+                    u128::from(c.size) * if c.backed { 1 } else { 2 }
+                }
+            };
+            let gain = |c: &Candidate| u128::from(c.distance(now)) * u128::from(c.size);
+            let (ta, tb) = (traffic(a), traffic(b));
+            (ta == 0)
+                .cmp(&(tb == 0))
+                .then((gain(a) * tb).cmp(&(gain(b) * ta)))
                 .then(b.final_use.cmp(&a.final_use))
                 .then(id)
         }
@@ -111,12 +135,12 @@ mod tests {
     }
 
     #[test]
-    fn cost_weighs_distance_by_writeback_cost_while_lru_looks_back() {
+    fn paper_weighs_distance_by_writeback_cost_while_lru_looks_back() {
         // A small buffer used at 20 vs a large one used at 30: 20/(150+3*16) > 30/(150+3*256).
         let small = cand(0, 16, 20, 1);
         let large = cand(1, 256, 30, 5);
         assert_eq!(
-            compare(Rule::Cost, &small, &large, 10, COST),
+            compare(Rule::Paper, &small, &large, 10, COST),
             Ordering::Greater
         );
         assert_eq!(
@@ -132,8 +156,40 @@ mod tests {
             ..large
         };
         assert_eq!(
-            compare(Rule::Cost, &small, &backed, 10, COST),
+            compare(Rule::Paper, &small, &backed, 10, COST),
             Ordering::Less
+        );
+    }
+
+    #[test]
+    fn cost_weighs_room_freed_against_bytes_moved() {
+        // Room freed: 16·10 = 160 byte-positions for 32 bytes moved (5 per byte) against
+        // 256·20 = 5120 for 512 (10 per byte): the large one goes, although it was used later.
+        let small = cand(0, 16, 20, 1);
+        let large = cand(1, 256, 30, 5);
+        assert_eq!(
+            compare(Rule::Cost, &small, &large, 10, COST),
+            Ordering::Less
+        );
+        // A backed buffer needed soon stays: 16·1 per 16 bytes against 16·40 per 32.
+        let soon = Candidate {
+            backed: true,
+            ..cand(0, 16, 11, 1)
+        };
+        let idle = cand(1, 16, 50, 5);
+        assert_eq!(compare(Rule::Cost, &soon, &idle, 10, COST), Ordering::Less);
+        assert_eq!(
+            compare(Rule::Paper, &soon, &idle, 10, COST),
+            Ordering::Greater
+        );
+        // A dead residency costs nothing and goes first.
+        let dead = Candidate {
+            next_use: None,
+            ..cand(2, 256, 0, 0)
+        };
+        assert_eq!(
+            compare(Rule::Cost, &dead, &soon, 10, COST),
+            Ordering::Greater
         );
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The metrics of one module.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Metrics {
     /// The module's name.
     pub module: String,
@@ -51,6 +51,15 @@ pub struct Metrics {
     pub critical_path: u64,
     /// max(critical path, busiest pipe): no timing of this graph is shorter.
     pub makespan_lower_bound: u64,
+    /// The fixed-order traffic lower bound of σ (`analysis::traffic_bound`): no plan with this
+    /// order of ops moves fewer extra bytes. Only `--metrics` computes it (an LP, not a check),
+    /// for planned modules, and leaves the field out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic_lower_bound: Option<u64>,
+    /// How far the plan's traffic is above that bound, in percent of the bound (0 when both are
+    /// 0; left out when the bound is 0 and the traffic is not, or when there is no bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic_gap_percent: Option<f64>,
     /// Pairs of residencies sharing bytes that the timing holds at the same time.
     pub ownership_conflicts: u64,
     /// No violation at all.
@@ -60,6 +69,17 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Fills the traffic bound fields from `bound`.
+    pub fn set_traffic_lower_bound(&mut self, bound: u64) {
+        self.traffic_lower_bound = Some(bound);
+        self.traffic_gap_percent = match (bound, self.extra_traffic) {
+            (0, 0) => Some(0.0),
+            (0, _) => None,
+            // Two decimals: the JSON stays readable and deterministic across platforms.
+            (b, t) => Some(((t as f64 - b as f64) * 10_000.0 / b as f64).round() / 100.0),
+        };
+    }
+
     /// Pretty-printed JSON, one field per line.
     pub fn to_json_string(&self) -> String {
         // Every field is a string, number, bool or string-keyed map: serialization cannot fail.
@@ -100,6 +120,12 @@ impl Metrics {
             "spills: {}, extra traffic: {}",
             self.spill_count, self.extra_traffic
         );
+        if let Some(bound) = self.traffic_lower_bound {
+            let gap = self
+                .traffic_gap_percent
+                .map_or_else(|| "unbounded".to_string(), |g| format!("{g:.1}%"));
+            let _ = writeln!(s, "traffic lower bound: {bound} (gap {gap})");
+        }
         let _ = writeln!(
             s,
             "makespan: {}{}   lower bound: {} (critical path {})",

@@ -64,7 +64,7 @@ pub struct ReplayOptions {
 }
 
 /// What a replay found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Replay {
     /// Every violation, check by check (order level first, timing level last).
     pub violations: Vec<Violation>,
@@ -195,6 +195,8 @@ fn shape(m: &Module) -> Metrics {
         pipe_busy: BTreeMap::new(),
         critical_path: 0,
         makespan_lower_bound: 0,
+        traffic_lower_bound: None,
+        traffic_gap_percent: None,
         ownership_conflicts: 0,
         valid: true,
         violations: BTreeMap::new(),

@@ -3,15 +3,18 @@
 //! Every subcommand reads every `*.json` case in `--cases DIR` (by file name) and prints Markdown:
 //! - `orders`: the order-sensitivity table (every order: logical peak, change against `stable`,
 //!   per-tier peaks, L0 max live; `lattice_passes::order::order_table`);
-//! - `dlr`: DLR's results (every case × {mpas, stable} × {cost, lru} victims: spills, drops,
-//!   traffic, physical peak; `lattice_passes::dlr::report::results_table`);
+//! - `dlr`: DLR's results (every case × {mpas, stable} × {paper, cost, auto, lru} victims:
+//!   spills, drops, traffic, the fixed-order traffic bound and the gap, physical peak;
+//!   `lattice_passes::dlr::report::results_table`);
 //! - `cpe`: CPE's results (every case after MPAS and DLR: Freeze, seed and CPE makespans, the
-//!   lower bound, CPE/Freeze and their geomean; `lattice_passes::cpe::report::results_table`);
+//!   lower bound, CPE/Freeze and their geomean, spill-in pipe busy time, physical peak, traffic
+//!   and its bound; then `l0=single` against `l0=double`; `lattice_passes::cpe::report`);
 //! - `baselines`: every baseline on every case (Base, HMCOS, MAGIS, COSMA, the EDA placeholder:
 //!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
 //!   the independent replay; `lattice_passes::baselines::baseline_table`);
 //! - `search`: `order-search` against the paper pipeline on every case and objective (peak,
-//!   traffic, spills, makespan from the independent replay, evaluations and seconds;
+//!   traffic and its fixed-order bound, spills, makespan from the independent replay,
+//!   evaluations and seconds;
 //!   `lattice_passes::search::report::results_table`);
 //! - `paper`: the whole evaluation of the paper written to `--out DIR` (report.md, results.json,
 //!   timings.json, SVG figures; `lattice_tools::paper`), with a progress bar on a terminal.
@@ -36,7 +39,7 @@ use lattice_lir::diag::render_error;
 use lattice_lir::{Module, Phase};
 use lattice_passes::analysis::bottom_levels;
 use lattice_passes::baselines::baseline_table;
-use lattice_passes::cpe::report::results_table as cpe_table;
+use lattice_passes::cpe::report::{l0_table, results_table as cpe_table};
 use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::generate::Shape;
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
@@ -175,8 +178,10 @@ fn main() -> ExitCode {
         Command::Orders { cases } => read_cases(&cases)
             .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
-        Command::Cpe { cases } => read_cases(&cases)
-            .and_then(|m| cpe_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Cpe { cases } => read_cases(&cases).and_then(|m| {
+            let tables = cpe_table(&m).and_then(|t| Ok(format!("{t}\n{}", l0_table(&m)?)));
+            tables.map_err(|e| format!("{TOOL}: error: {e}\n"))
+        }),
         Command::Baselines { cases } => read_cases(&cases)
             .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Search {
