@@ -1,13 +1,17 @@
 //! Speed of `dlr` on the largest shipped workload, Matmul_Case1 in its input order with L0
-//! exclusivity off (issue target: under 100 ms in release), for both victim policies.
-//! Run with `cargo bench -p lattice-passes --bench dlr`; needs `../shared/cases` beside the checkout.
+//! exclusivity off (target: under 100 ms in release), for each victim key; and of the
+//! fixed-order traffic lower bound of every shipped case planned by `mpas,dlr` (target: 2 s
+//! each). Run with `cargo bench -p lattice-passes --bench dlr`; needs `../shared/cases` beside
+//! the checkout.
 
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lattice_lir::contest::ImportOptions;
 use lattice_lir::Phase;
+use lattice_passes::analysis::{bottom_levels, traffic_lower_bound};
 use lattice_passes::dlr::{plan, DlrOptions, Victim};
+use lattice_passes::order::{mpas_order, MpasOptions};
 
 fn dlr(c: &mut Criterion) {
     let options = ImportOptions {
@@ -30,5 +34,36 @@ fn dlr(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dlr);
+/// The stems of `../shared/cases/*.json`, sorted.
+fn case_names() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/cases");
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    let mut names: Vec<String> = entries
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let is_case = path.extension().is_some_and(|e| e == "json");
+            is_case.then(|| path.file_stem()?.to_str().map(str::to_owned))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+fn traffic_bound(c: &mut Criterion) {
+    let mut group = c.benchmark_group("traffic_lower_bound");
+    group.sample_size(10);
+    for name in case_names() {
+        let mut module = common::case(&name, &ImportOptions::default());
+        let levels = bottom_levels(&module);
+        module.schedule = mpas_order(&module, &levels, &MpasOptions::default()).expect("orders");
+        module.phase = Phase::Scheduled;
+        let planned = plan(&module, &DlrOptions::default()).expect("plans").module;
+        group.bench_function(&name, |b| {
+            b.iter(|| traffic_lower_bound(&planned).expect("bounds"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dlr, traffic_bound);
 criterion_main!(benches);
