@@ -66,8 +66,13 @@ impl<'c> RunExternalPass<'c> for LatticePass {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        // SAFETY: the context outlives every op of it, and this pass runs on one of its ops.
-        let context = unsafe { operation.context().to_ref() };
+        // `to_ref` borrows the `ContextRef` itself (a handle on this stack frame), so the handle
+        // must live as long as the `&Context`: taking it from a temporary left a dangling
+        // reference that optimized builds reused (issue 20).
+        let handle = operation.context();
+        // SAFETY: the context outlives every op of it, this pass runs on one of its ops, and
+        // `handle` outlives every use of `context` in this call.
+        let context = unsafe { handle.to_ref() };
         let mut ok = true;
         for module in lattice_modules(operation) {
             ok &= self.run_on(context, module);
