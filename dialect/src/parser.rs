@@ -87,10 +87,31 @@ impl Located for ParseError {
     }
 }
 
+/// Guards pest's process-wide error-detail switch: parses without detail share it (read),
+/// the detailed re-parse of a failing text holds it alone (write) and switches detail off again
+/// before releasing it, so no parse ever starts with the other setting.
+static ERROR_DETAIL: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 /// Parses one module.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    pest::set_error_detail(true);
-    let mut pairs = LirGrammar::parse(Rule::file, text).map_err(|e| syntax_error(text, e))?;
+    // pest's error detail (the call stacks of every attempt) makes the good messages but slows
+    // every parse about twofold, so a text is parsed without it and only a text that fails is
+    // parsed again with it, for the message. A poisoned lock only means another parse panicked;
+    // the switch it guards is still consistent, so the guard is taken regardless.
+    let first = {
+        let _shared = ERROR_DETAIL.read().unwrap_or_else(|e| e.into_inner());
+        LirGrammar::parse(Rule::file, text)
+    };
+    let mut pairs = match first {
+        Ok(pairs) => pairs,
+        Err(plain) => {
+            let _alone = ERROR_DETAIL.write().unwrap_or_else(|e| e.into_inner());
+            pest::set_error_detail(true);
+            let detailed = LirGrammar::parse(Rule::file, text).err();
+            pest::set_error_detail(false);
+            return Err(syntax_error(text, detailed.unwrap_or(plain)));
+        }
+    };
     let file = pairs.next().expect("the file rule always yields one pair");
     let module = file.into_inner().next().expect("a file holds one module");
     Resolver::default().module(module)
