@@ -3,8 +3,8 @@
 //!
 //! - **Task phase** (60% of the chain's budget when the module has two or more main tasks):
 //!   swaps of two main tasks at most 16 apart, reinsertions of one task at most 16 places away,
-//!   reversals of blocks of 2–12 tasks, and changes of the feeder placement (lead 0–3, loaders
-//!   inlined or not). Every neighbour is
+//!   reversals of blocks of 2–12 tasks, flips of one task's op order (`super::tasks`), and
+//!   changes of the feeder placement (lead 0–3, loaders inlined or not). Every neighbour is
 //!   realized (`super::realize`), so it is legal and L0-exclusive by construction.
 //! - **Op phase** (the rest): one op moves to another place inside its dependency window (after
 //!   its last predecessor, before its first successor, in the precedence graph without L0 turns).
@@ -95,11 +95,12 @@ fn task_phase(
     steps: u64,
 ) {
     let mut history = [current_key; HISTORY];
+    let flippable = space.tasks.flippable();
     for step in 0..steps {
         if space.out_of_time() {
             return;
         }
-        let candidate = neighbour(&current, rng);
+        let candidate = neighbour(&current, &flippable, rng);
         let order = realize(space.tasks, &candidate);
         let slot = step as usize % HISTORY;
         let bound = current_key.max(history[slot]);
@@ -121,8 +122,8 @@ fn task_phase(
     }
 }
 
-/// A random neighbour of a task order.
-fn neighbour(current: &TaskOrder, rng: &mut Rng) -> TaskOrder {
+/// A random neighbour of a task order; `flippable` lists the main tasks a flip can change.
+fn neighbour(current: &TaskOrder, flippable: &[usize], rng: &mut Rng) -> TaskOrder {
     let mut next = current.clone();
     let m = next.seq.len();
     let i = rng.range(0, m - 1);
@@ -150,6 +151,12 @@ fn neighbour(current: &TaskOrder, rng: &mut Rng) -> TaskOrder {
             let len = rng.range(2, 12.min(m));
             let start = i.min(m - len);
             next.seq[start..start + len].reverse();
+        }
+        9 if !flippable.is_empty() && rng.range(0, 1) == 0 => {
+            let task = flippable[rng.range(0, flippable.len() - 1)];
+            if !next.flips.remove(&task) {
+                next.flips.insert(task);
+            }
         }
         _ => {
             // One of the other seven placements: lead 0–3, loaders inlined or not.

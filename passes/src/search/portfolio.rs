@@ -98,6 +98,7 @@ pub(crate) fn portfolio(
                     seq: seq.clone(),
                     lead,
                     inline,
+                    flips: Default::default(),
                 }),
             ));
         }

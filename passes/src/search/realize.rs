@@ -10,7 +10,8 @@
 //! then loads its tiles step by step instead of all at once, which shrinks its working set.
 //! A Kahn traversal of the task DAG, each hosted loader merged into its host, then emits the
 //! ready task of smallest (priority, feeder < main < drain, number), with its ops in their
-//! reference order τ (`super::tasks`) and its hosted loaders in place.
+//! reference order τ (`super::tasks`), or in the task's flipped order when the task order flips
+//! it, and its hosted loaders in place.
 //!
 //! # Why every realized order is legal and L0-exclusive (no deadlock)
 //! The task DAG is acyclic (cycles were merged into one task), so a Kahn traversal of it emits
@@ -20,7 +21,8 @@
 //! module) and realizes the same sequence without hosting, which is the plain DAG again. So a
 //! complete order is always returned. An edge u → v of the
 //! precedence graph (dependency or buffer lifetime) either lies inside one emitted block —
-//! where τ, a topological order, puts u first, and a hosted loader is placed before the first
+//! where τ, a topological order, puts u first (so does the flipped order, which only swaps
+//! ops without an edge between them), and a hosted loader is placed before the first
 //! op of its host that waits for it, after its ALLOCs (which wait for nothing and which the host
 //! waited for) — or joins two
 //! blocks, whose merged DAG edge makes the traversal emit u's block first. So σ respects every
@@ -29,7 +31,7 @@
 //! different tasks are never live at once; inside a task, the staging ops keep τ's relative
 //! order, in which the staging tiers are exclusive on every well-formed module
 //! (`crate::order::gate`). Hence at most one buffer per staging tier is live at any point of
-//! σ. The turns of each tier follow the candidate — there are no fixed turns that could make a
+//! σ — for a flipped task after DLR's tightening, which the score checks (`super::tasks`). The turns of each tier follow the candidate — there are no fixed turns that could make a
 //! sequence unrealizable. (A module outside the gate's well-formedness assumption is caught by
 //! the score, which rejects any candidate whose staging tiers are not exclusive.)
 //!
@@ -38,7 +40,7 @@
 use super::tasks::{Class, Tasks};
 use lattice_lir::OpId;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// A point of the task-level search space.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,6 +51,8 @@ pub(crate) struct TaskOrder {
     pub(crate) lead: u32,
     /// Whether inlinable loaders are hosted inside their first consumer task.
     pub(crate) inline: bool,
+    /// The main tasks (indices into [`Tasks::main`]) emitted in their flipped op order.
+    pub(crate) flips: BTreeSet<usize>,
 }
 
 /// The op order `order` stands for.
@@ -94,6 +98,10 @@ fn traverse(tasks: &Tasks, order: &TaskOrder) -> Vec<OpId> {
                 .saturating_sub(i64::from(order.lead));
         }
     }
+    let mut flipped = vec![false; t];
+    for &m in &order.flips {
+        flipped[tasks.main[m]] = true;
+    }
     // Hosts: each task is its own, except a hosted loader.
     let mut host: Vec<usize> = (0..t).collect();
     let mut hosted: Vec<Vec<(usize, OpId)>> = vec![Vec::new(); t];
@@ -109,7 +117,7 @@ fn traverse(tasks: &Tasks, order: &TaskOrder) -> Vec<OpId> {
             let at = succs
                 .iter()
                 .filter(|op| tasks.of_op[op.index()] == first)
-                .map(|op| tasks.index_in_task[op.index()])
+                .map(|&op| tasks.index_of(op, flipped[first]))
                 .min();
             if let Some(at) = at {
                 host[task] = first;
@@ -140,7 +148,7 @@ fn traverse(tasks: &Tasks, order: &TaskOrder) -> Vec<OpId> {
     let mut sigma = Vec::with_capacity(tasks.of_op.len());
     while let Some(Reverse((_, _, task))) = ready.pop() {
         let mut loads = hosted[task].iter().peekable();
-        for (i, &op) in tasks.ops[task].iter().enumerate() {
+        for (i, &op) in tasks.ops_of(task, flipped[task]).iter().enumerate() {
             while let Some(&(_, load)) = loads.next_if(|(at, _)| *at == i) {
                 sigma.push(load);
             }

@@ -21,7 +21,18 @@
 //! calls σ', whose staging tiers are exclusive; a task's ops in τ order are its restriction, so
 //! they are exclusive too.
 //!
-//! Deterministic: tasks are numbered by the τ position of their first op. O((V + E) log V).
+//! Each main task also has a *flipped* op order: τ with every maximal run of consecutive,
+//! pairwise independent ops reversed (in a matmul step, the MOVE of the B tile before the MOVE
+//! of the A tile). It is legal — only ops with no edge between them trade places, and no path
+//! between two ops of a task leaves the task, since such a path would put the task on a cycle
+//! of the task DAG. Its staging lifetimes may overlap where τ's did not (an ALLOC moved before
+//! the FREE of the tier's previous buffer); DLR's tightening separates those again, and the
+//! score rejects any candidate where it cannot. Which tasks run flipped is part of the search's
+//! task orders (`super::realize`): the order of a step's loads decides which tiles an eviction
+//! can spare.
+//!
+//! Deterministic: tasks are numbered by the τ position of their first op. O((V + E) log V),
+//! plus O(R² · d) for the flipped orders (runs of R ops, out-degree d; R is 2 on the traces).
 
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
 use crate::order::graph::Graph;
@@ -57,6 +68,10 @@ pub(crate) struct Tasks {
     pub(crate) main: Vec<usize>,
     /// Per op: its index in its task's op list.
     pub(crate) index_in_task: Vec<usize>,
+    /// Per task: its flipped op order (see the header); empty when it equals τ's.
+    pub(crate) flipped: Vec<Vec<OpId>>,
+    /// Per op: its index in its task's flipped order (its τ index when there is none).
+    pub(crate) index_in_flipped: Vec<usize>,
     /// Per task: for an *inlinable loader* — a feeder that is one compute op waiting only for
     /// ALLOCs that wait for nothing — the op's successors; empty for every other task.
     pub(crate) loader_succs: Vec<Vec<OpId>>,
@@ -173,6 +188,22 @@ impl Tasks {
                 index_in_task[op.index()] = i;
             }
         }
+        let flipped: Vec<Vec<OpId>> = (0..t)
+            .map(|k| {
+                let order = flip_runs(&graph, &ops[k]);
+                if class[k] == Class::Main && order != ops[k] {
+                    order
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut index_in_flipped = index_in_task.clone();
+        for list in &flipped {
+            for (i, op) in list.iter().enumerate() {
+                index_in_flipped[op.index()] = i;
+            }
+        }
         let loader_succs = (0..t)
             .map(|k| {
                 let inlinable = class[k] == Class::Feeder
@@ -194,8 +225,35 @@ impl Tasks {
             topo,
             main,
             index_in_task,
+            flipped,
+            index_in_flipped,
             loader_succs,
         })
+    }
+
+    /// The ops of `task` in the order realization emits them: flipped or τ.
+    pub(crate) fn ops_of(&self, task: usize, flipped: bool) -> &[OpId] {
+        if flipped && !self.flipped[task].is_empty() {
+            &self.flipped[task]
+        } else {
+            &self.ops[task]
+        }
+    }
+
+    /// The index of `op` in the order [`Tasks::ops_of`] gives for its task.
+    pub(crate) fn index_of(&self, op: OpId, flipped: bool) -> usize {
+        if flipped {
+            self.index_in_flipped[op.index()]
+        } else {
+            self.index_in_task[op.index()]
+        }
+    }
+
+    /// The main tasks (indices into [`Tasks::main`]) whose flipped order differs from τ's.
+    pub(crate) fn flippable(&self) -> Vec<usize> {
+        (0..self.main.len())
+            .filter(|&i| !self.flipped[self.main[i]].is_empty())
+            .collect()
     }
 
     /// Number of tasks.
@@ -221,6 +279,22 @@ impl Tasks {
         }
         seq
     }
+}
+
+/// `ops` (a task in τ order) with each maximal run of consecutive, pairwise independent ops
+/// reversed.
+fn flip_runs(graph: &Graph<'_>, ops: &[OpId]) -> Vec<OpId> {
+    let linked = |u: OpId, v: OpId| graph.succs(u).contains(&v) || graph.succs(v).contains(&u);
+    let mut out = Vec::with_capacity(ops.len());
+    let mut run: Vec<OpId> = Vec::new();
+    for &op in ops {
+        if run.iter().any(|&u| linked(u, op)) {
+            out.extend(run.drain(..).rev());
+        }
+        run.push(op);
+    }
+    out.extend(run.drain(..).rev());
+    out
 }
 
 /// τ: Kahn by incoming position, a FREE keyed just after the last op it waits for.

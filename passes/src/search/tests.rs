@@ -83,8 +83,11 @@ fn every_op_is_in_one_task_and_the_task_dag_is_acyclic() {
 #[test]
 fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
     let mut rng = Rng::new(3);
-    for m in modules() {
+    let mut cases = modules();
+    cases.push(case("Matmul_Case0"));
+    for m in cases {
         let tasks = Tasks::of(&m).expect("tasks");
+        let flippable = tasks.flippable();
         for round in 0..8u32 {
             let mut seq: Vec<usize> = (0..tasks.main.len()).collect();
             if round > 0 {
@@ -92,21 +95,61 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
                     seq.swap(i, rng.range(0, i));
                 }
             }
+            // Rounds 4–7 flip every other flippable task.
+            let flips = flippable
+                .iter()
+                .copied()
+                .filter(|i| round >= 4 && i % 2 == 0)
+                .collect();
             let order = realize(
                 &tasks,
                 &TaskOrder {
                     seq,
                     lead: round % 4,
                     inline: round % 2 == 1,
+                    flips,
                 },
             );
             assert_legal(&m, &order);
+            // Flipped tasks are exclusive once DLR's tightening has separated their lifetimes.
+            let tightened = crate::dlr::tightened_order(&m, &order);
             assert!(
-                pressure(&m, &order).l0_max_live <= 1,
+                pressure(&m, &tightened).l0_max_live <= 1,
                 "{}: L0 shared",
                 m.name
             );
+            if round < 4 {
+                assert!(
+                    pressure(&m, &order).l0_max_live <= 1,
+                    "{}: L0 shared",
+                    m.name
+                );
+            }
         }
+    }
+}
+
+#[test]
+fn a_matmul_step_flipped_loads_its_b_tile_first() {
+    let m = case("Matmul_Case0");
+    let tasks = Tasks::of(&m).expect("tasks");
+    assert_eq!(
+        tasks.flippable().len(),
+        tasks.main.len(),
+        "every output tile flips"
+    );
+    let task = tasks.main[0];
+    let moves = |ops: &[OpId]| -> Vec<OpId> {
+        let is_move = |op: &OpId| matches!(&m.op(*op).kind, lattice_lir::OpKind::Compute { opcode, .. } if opcode == "MOVE");
+        ops.iter().copied().filter(is_move).collect()
+    };
+    let (plain, flipped) = (
+        moves(tasks.ops_of(task, false)),
+        moves(tasks.ops_of(task, true)),
+    );
+    assert_eq!(plain.len(), flipped.len());
+    for (p, f) in plain.chunks(2).zip(flipped.chunks(2)) {
+        assert_eq!(p, [f[1], f[0]], "each step's two MOVEs trade places");
     }
 }
 
