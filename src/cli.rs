@@ -246,8 +246,30 @@ fn configure(
     if !metrics.is_empty() && registry.metrics().is_none() {
         return Err("error: this tool's passes do not report metrics\n".into());
     }
-    if metrics.iter().any(|(p, _)| *p == flags.input) {
-        return Err("error: the metrics would overwrite the input file\n".into());
+    // Every destination is written whole or not at all, so two naming one file would leave
+    // only the last; and the input is never written.
+    let destinations: Vec<(&str, &PathBuf)> = std::iter::once(("-o", &flags.output))
+        .chain(flags.metrics.iter().map(|p| ("--metrics", p)))
+        .chain(flags.metrics_text.iter().map(|p| ("--metrics-text", p)))
+        .collect();
+    for (i, (flag, path)) in destinations.iter().enumerate() {
+        if crate::io::same_destination(path, &flags.input) {
+            let what = if *flag == "-o" {
+                "the output"
+            } else {
+                "the metrics"
+            };
+            return Err(format!("error: {what} would overwrite the input file\n"));
+        }
+        if let Some((other, _)) = destinations[..i]
+            .iter()
+            .find(|(_, earlier)| crate::io::same_destination(earlier, path))
+        {
+            return Err(format!(
+                "error: `{other}` and `{flag}` both name {}; give each output its own file\n",
+                path.display()
+            ));
+        }
     }
     let mut import = ImportOptions {
         capacities: flags.capacity.clone(),

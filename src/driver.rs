@@ -6,8 +6,9 @@
 //! [`run`], so embedders and tests drive exactly the same code.
 //!
 //! Invariants:
-//! - the output is produced in memory and written atomically once every case succeeded, so a
-//!   failing run leaves no output file (and never touches its input);
+//! - the output and the metrics are produced in memory and written all or nothing once every
+//!   case succeeded (`io::write_all_or_nothing`), so a failing run — including one whose metrics
+//!   file cannot be written — leaves no output file (and never touches its input);
 //! - the exit code is 0 on success, 1 when the input, the IR or a pass failed (or the expected
 //!   diagnostics did not match); usage errors (2) are the CLI's;
 //! - dumps, diagnostics and reports go to the error stream; only the resulting IR goes to the output
@@ -16,7 +17,7 @@
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::expected::{check, parse_expected};
 use crate::input::{parse_source, read_source, InputKind, LoadError};
-use crate::io::write_atomic;
+use crate::io::{write_all_or_nothing, write_atomic};
 use crate::ir_printing::{DumpSink, IrPrinting};
 use crate::manager::{PassManager, Session};
 use crate::pipeline::{parse_pipeline, Pipeline};
@@ -29,7 +30,7 @@ use lattice_lir::contest::ImportOptions;
 use lattice_lir::diag::Severity;
 use lattice_lir::{print_module, verify_module, Module};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Everything one `lattice-opt` run needs (MLIR's `MlirOptMainConfig`).
@@ -231,12 +232,16 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                 };
                 (path, format!("{}\n", joined.trim_end()))
             });
-        let writes = std::iter::once((&config.output, text)).chain(metrics);
-        for (path, text) in writes {
-            if let Err(e) = write_atomic(path, text.as_bytes()) {
-                let _ = writeln!(session.sink.stream(), "error: {e}");
-                failed = true;
-            }
+        let writes: Vec<(&PathBuf, String)> = std::iter::once((&config.output, text))
+            .chain(metrics)
+            .collect();
+        let bytes: Vec<(&Path, &[u8])> = writes
+            .iter()
+            .map(|(path, text)| (path.as_path(), text.as_bytes()))
+            .collect();
+        if let Err(e) = write_all_or_nothing(&bytes) {
+            let _ = writeln!(session.sink.stream(), "error: {e}");
+            failed = true;
         }
         output_time += start.elapsed();
     }

@@ -5,6 +5,12 @@
 //! so a failing run never leaves a partial or truncated output and never touches its input. A
 //! destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is written
 //! in place instead: renaming over it would replace the device with a regular file.
+//!
+//! A run with several outputs writes them with [`write_all_or_nothing`]: every file is first
+//! written to its temporary, then devices and standard output get their bytes, and only when all
+//! of that succeeded are the temporaries renamed into place — so a failure (a missing directory,
+//! a full device) leaves every destination as it was. [`same_destination`] tells when two paths
+//! name one file, which callers reject before running.
 
 use std::fs;
 use std::io::{self, Read, Write};
@@ -58,6 +64,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
             .and_then(|()| out.flush())
             .map_err(located(path));
     }
+    let tmp = staging_path(path)?;
+    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map_err(located(path))
+}
+
+/// Whether `path` is written in place rather than through a temporary: standard output, or an
+/// existing destination that is neither a regular file nor a directory (a device, a FIFO).
+fn in_place(path: &Path) -> bool {
+    path == Path::new("-") || fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The temporary `path` is staged in: a hidden file beside it, named after it and this process.
+fn staging_path(path: &Path) -> Result<PathBuf, IoError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -66,16 +88,74 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
         path: path.display().to_string(),
         source: io::Error::new(io::ErrorKind::InvalidInput, "not a file name"),
     })?;
-    let tmp = dir.join(format!(
+    Ok(dir.join(format!(
         ".{}.tmp-{}",
         file_name.to_string_lossy(),
         std::process::id()
-    ));
-    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    )))
+}
+
+/// Writes every `(path, bytes)` or, on the first failure, none of the files: files are staged
+/// in temporaries, then in-place destinations (standard output, devices) are written, then the
+/// temporaries are renamed into place. What an in-place destination received before a later
+/// failure cannot be taken back; files are never left half-written or replaced.
+pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
+    let mut staged: Vec<(PathBuf, &Path)> = Vec::new();
+    let discard = |staged: &[(PathBuf, &Path)]| {
+        for (tmp, _) in staged {
+            let _ = fs::remove_file(tmp);
+        }
+    };
+    for &(path, bytes) in writes.iter().filter(|(p, _)| !in_place(p)) {
+        let staged_write = staging_path(path)
+            .and_then(|tmp| fs::write(&tmp, bytes).map(|()| tmp).map_err(located(path)));
+        match staged_write {
+            Ok(tmp) => staged.push((tmp, path)),
+            Err(e) => {
+                // A failed write may have created its temporary.
+                if let Ok(tmp) = staging_path(path) {
+                    let _ = fs::remove_file(tmp);
+                }
+                discard(&staged);
+                return Err(e);
+            }
+        }
     }
-    result.map_err(located(path))
+    for &(path, bytes) in writes.iter().filter(|(p, _)| in_place(p)) {
+        if let Err(e) = write_atomic(path, bytes) {
+            discard(&staged);
+            return Err(e);
+        }
+    }
+    for (i, (tmp, path)) in staged.iter().enumerate() {
+        if let Err(e) = fs::rename(tmp, path) {
+            discard(&staged[i..]);
+            return Err(located(path)(e));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name the same file: equal paths, or paths that resolve to one file (or,
+/// for files not created yet, to one name in one directory). Standard output (`-`) and devices
+/// are never "the same file": several outputs may share them.
+pub fn same_destination(a: &Path, b: &Path) -> bool {
+    if in_place(a) || in_place(b) {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    let resolved = |p: &Path| {
+        fs::canonicalize(p).ok().or_else(|| {
+            let parent = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            Some(fs::canonicalize(parent).ok()?.join(p.file_name()?))
+        })
+    };
+    matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
 }
 
 #[cfg(test)]
@@ -90,5 +170,45 @@ mod tests {
         write_atomic(null, b"discarded").unwrap();
         assert_eq!(fs::metadata(null).unwrap().file_type(), before);
         assert!(!fs::metadata(null).unwrap().is_file());
+    }
+
+    #[test]
+    fn a_failing_destination_leaves_every_file_as_it_was() {
+        let dir = std::env::temp_dir().join(format!("lattice-io-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let kept = dir.join("kept.txt");
+        fs::write(&kept, "old").unwrap();
+        let missing = dir.join("no-such-dir").join("m.json");
+        let err = write_all_or_nothing(&[(&kept, b"new"), (&missing, b"{}")]).unwrap_err();
+        assert!(err.path.ends_with("m.json"), "{err}");
+        assert_eq!(fs::read_to_string(&kept).unwrap(), "old");
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["kept.txt"], "a temporary was left behind");
+        write_all_or_nothing(&[(&kept, b"new"), (&dir.join("b.txt"), b"b")]).unwrap();
+        assert_eq!(fs::read_to_string(&kept).unwrap(), "new");
+        assert!(same_destination(&kept, &dir.join(".").join("kept.txt")));
+        assert!(same_destination(
+            &dir.join("fresh"),
+            &dir.join(".").join("fresh")
+        ));
+        assert!(!same_destination(&kept, &dir.join("b.txt")));
+        assert!(!same_destination(Path::new("-"), Path::new("-")));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_device_cancels_the_files() {
+        let dir = std::env::temp_dir().join(format!("lattice-io-full-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("out.lir");
+        let full = Path::new("/dev/full");
+        assert!(write_all_or_nothing(&[(&out, b"ir"), (full, b"metrics")]).is_err());
+        assert!(!out.exists());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

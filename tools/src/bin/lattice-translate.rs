@@ -7,8 +7,10 @@
 //! `--lir-to-mlir IN.lir` prints the module as `lattice` dialect MLIR; `--mlir-to-lir IN.mlir`
 //! prints the one lattice module of an MLIR file as LIR.
 //! The work is the libraries' (`lattice_lir::contest`, `lattice_mlir::text`); this file parses
-//! arguments, reads and writes files and renders errors. Outputs are written atomically and only after every input
-//! was accepted, so a failure never creates, truncates or overwrites a file, inputs included.
+//! arguments, reads and writes files and renders errors. Outputs are written atomically and only
+//! after every input was accepted, so a failure never creates, truncates or overwrites a file,
+//! inputs included; an exported trio is written all or nothing, and the files of an older export
+//! it does not replace are removed, so a directory never holds a mixed trio.
 //! Exit codes: 0 success, 1 invalid input (diagnostics on stderr), 2 bad usage.
 
 use clap::error::ErrorKind;
@@ -16,7 +18,7 @@ use clap::{ArgGroup, CommandFactory, Parser};
 #[cfg(feature = "mlir")]
 use lattice::diagnostic::render_all;
 use lattice::input::parse_capacity;
-use lattice::io::{read_text, write_atomic};
+use lattice::io::{read_text, write_all_or_nothing, write_atomic};
 use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
 };
@@ -240,17 +242,34 @@ fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
         ("memory", trio.memory.as_ref()),
         ("spill", trio.spill.as_ref()),
     ];
-    let outputs: Vec<(PathBuf, &String)> = outputs
-        .into_iter()
-        .filter_map(|(kind, text)| Some((dir.join(format!("{}_{kind}.txt", module.name)), text?)))
-        .collect();
-    for (path, _) in &outputs {
-        check_not_input(path, &[lir_path]);
+    let path_of = |kind: &str| dir.join(format!("{}_{kind}.txt", module.name));
+    for (kind, _) in &outputs {
+        check_not_input(&path_of(kind), &[lir_path]);
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure(format!("{TOOL}: error: {}: {e}\n", dir.display())))?;
-    for (path, text) in outputs {
-        write(&path, text)?;
+    // The trio is one unit: all of it is written or none, and a file of an older export that
+    // this one does not have (an unplanned module has no memory or spill file) is removed, so
+    // the directory never holds a mixed trio.
+    let paths: Vec<(PathBuf, Option<&String>)> = outputs
+        .iter()
+        .map(|&(kind, text)| (path_of(kind), text))
+        .collect();
+    let writes: Vec<(&Path, &[u8])> = paths
+        .iter()
+        .filter_map(|(path, text)| Some((path.as_path(), (*text)?.as_bytes())))
+        .collect();
+    write_all_or_nothing(&writes).map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))?;
+    for (path, _) in paths.iter().filter(|(_, text)| text.is_none()) {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Failure(format!(
+                    "{TOOL}: error: {}: cannot remove the older export's file: {e}\n",
+                    path.display()
+                )));
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
