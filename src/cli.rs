@@ -171,7 +171,11 @@ pub fn main_with_args(
     };
     init_logging(flags.verbose);
     if flags.list_passes {
-        print!("{}", registry.list());
+        // A closed stdout (`--list-passes | head`) ends the listing quietly.
+        if let Err(e) = crate::io::print_text(&registry.list()) {
+            let _ = writeln!(err, "error: {e}");
+            return 1;
+        }
         return 0;
     }
     match configure(&flags, &matches, &registry) {

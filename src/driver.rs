@@ -239,9 +239,14 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
             .iter()
             .map(|(path, text)| (path.as_path(), text.as_bytes()))
             .collect();
-        if let Err(e) = write_all_or_nothing(&bytes) {
-            let _ = writeln!(session.sink.stream(), "error: {e}");
-            failed = true;
+        match write_all_or_nothing(&bytes) {
+            // The reader of stdout went away (`| head`): stop quietly, as Unix tools do.
+            Err(e) if e.is_closed_stdout() => {}
+            Err(e) => {
+                let _ = writeln!(session.sink.stream(), "error: {e}");
+                failed = true;
+            }
+            Ok(()) => {}
         }
         output_time += start.elapsed();
     }

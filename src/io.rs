@@ -72,6 +72,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     result.map_err(located(path))
 }
 
+impl IoError {
+    /// Whether the reader of standard output went away (`lattice-opt … | head -1`). Tools then
+    /// stop quietly with success, as Unix tools do: nobody is left to read a message.
+    pub fn is_closed_stdout(&self) -> bool {
+        self.path == "-" && self.source.kind() == io::ErrorKind::BrokenPipe
+    }
+}
+
+/// Writes `text` to standard error, ignoring failures: when even standard error is gone there is
+/// nobody to tell (unlike `eprint!`, which panics then).
+pub fn report(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Writes `text` to standard output; `Ok(false)` when its reader went away (see
+/// [`IoError::is_closed_stdout`]), an error for any other failure.
+pub fn print_text(text: &str) -> Result<bool, IoError> {
+    match write_atomic(Path::new("-"), text.as_bytes()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.is_closed_stdout() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Whether `path` is written in place rather than through a temporary: standard output, or an
 /// existing destination that is neither a regular file nor a directory (a device, a FIFO).
 fn in_place(path: &Path) -> bool {

@@ -170,7 +170,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Command::Search { options, .. } = &cli.command {
         if let Err(message) = search_options(options) {
-            eprint!("{message}");
+            lattice::io::report(&message);
             return ExitCode::from(2);
         }
     }
@@ -207,13 +207,13 @@ fn main() -> ExitCode {
             read_cases(&cases).and_then(|m| paper(&m, &cases, &out, jobs))
         }
     };
-    match result {
-        Ok(table) => {
-            print!("{table}");
-            ExitCode::SUCCESS
-        }
+    match result.and_then(|table| {
+        // A closed stdout (`| head`) ends the run quietly.
+        lattice::io::print_text(&table).map_err(|e| format!("{TOOL}: error: {e}\n"))
+    }) {
+        Ok(_) => ExitCode::SUCCESS,
         Err(message) => {
-            eprint!("{message}");
+            lattice::io::report(&message);
             ExitCode::from(1)
         }
     }

@@ -92,7 +92,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) => {
-            eprint!("{message}");
+            lattice::io::report(&message);
             ExitCode::from(1)
         }
     }
@@ -159,7 +159,11 @@ fn read(path: &Path) -> Result<String, Failure> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Failure> {
-    write_atomic(path, text.as_bytes()).map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))
+    match write_atomic(path, text.as_bytes()) {
+        // The reader of stdout went away (`| head`): nothing is left to report to.
+        Err(e) if e.is_closed_stdout() => Ok(()),
+        result => result.map_err(|e| Failure(format!("{TOOL}: error: {e}\n"))),
+    }
 }
 
 /// Refuses an output that is one of the inputs.
