@@ -34,8 +34,6 @@ pub struct TrafficBound {
     pub bytes: u64,
     /// The LP optimum before rounding.
     pub exact: f64,
-    /// Gap variables of the largest per-tier program.
-    pub variables: usize,
 }
 
 /// Why no bound could be computed.
@@ -123,19 +121,15 @@ pub fn traffic_lower_bound(module: &Module) -> Result<TrafficBound, TrafficBound
             }
         }
     }
-    let mut total = TrafficBound {
-        bytes: 0,
-        exact: 0.0,
-        variables: 0,
-    };
+    let mut exact = 0.0;
     for t in 0..tiers {
-        let exact = tier_bound(m, t, &rows[t], &gaps[t])?;
-        total.exact += exact;
-        total.variables = total.variables.max(gaps[t].len());
+        exact += tier_bound(m, t, &rows[t], &gaps[t])?;
     }
-    let tolerance = 1e-9 * total.exact.max(1.0);
-    total.bytes = (total.exact - tolerance).ceil().max(0.0) as u64;
-    Ok(total)
+    let tolerance = 1e-9 * f64::max(exact, 1.0);
+    Ok(TrafficBound {
+        bytes: (exact - tolerance).ceil().max(0.0) as u64,
+        exact,
+    })
 }
 
 /// The LP optimum of one tier: the traffic of the gaps not kept.
