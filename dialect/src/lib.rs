@@ -15,6 +15,7 @@ pub mod module;
 pub mod parser;
 pub mod plan_deps;
 pub mod printer;
+mod scan;
 pub mod spill;
 pub mod target;
 pub mod verify;

@@ -1,7 +1,10 @@
 //! Parses LIR text into a [`Module`].
 //!
 //! Two steps: the pest grammar in `lir.pest` checks the syntax, then a resolver turns names into
-//! typed ids (tiers, pipes, buffers, ops). Op names are resolved over the whole module, so a
+//! typed ids (tiers, pipes, buffers, ops). Text laid out one declaration or op per line, as the
+//! printer writes it, takes a fast path: the grammar reads the head (name, phase, target) and
+//! `scan.rs` the lines after it; anything else, and every error, goes through the grammar, so
+//! the messages are the grammar's whichever path a text takes. Op names are resolved over the whole module, so a
 //! dependency on an op written later is not an "unknown op" but a schedule violation that the
 //! verifier reports. The parser never panics: every failure is a [`ParseError`] with a location
 //! and a sentence that says what was expected, in words rather than grammar rule names.
@@ -10,7 +13,7 @@ use crate::diag::{Loc, Located};
 use crate::ids::{BufferId, OpId, PipeId, TierId};
 use crate::module::{Buffer, Dep, DepKind, Module, Op, OpKind, Phase};
 use crate::target::{SpillCost, Target, Tier};
-use pest::iterators::Pair;
+use pest::iterators::{Pair, Pairs};
 use pest::Parser as _;
 use std::collections::HashMap;
 
@@ -94,6 +97,36 @@ static ERROR_DETAIL: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Parses one module.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    if let Some(module) = fast_path(text) {
+        return Ok(module);
+    }
+    full_path(text)
+}
+
+/// The head through the grammar, the rest through the scanner; `None` sends the text to
+/// [`full_path`].
+fn fast_path(text: &str) -> Option<Module> {
+    let mut pairs = {
+        let _shared = ERROR_DETAIL.read().unwrap_or_else(|e| e.into_inner());
+        LirGrammar::parse(Rule::head, text).ok()?
+    };
+    let head = pairs.next()?;
+    let end = head.as_span().end();
+    let line = u32::try_from(
+        text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1,
+    )
+    .ok()?;
+    let mut module = Resolver::default().head(&mut head.into_inner()).ok()?;
+    crate::scan::body(&mut module, text, end, line)?;
+    Some(module)
+}
+
+/// The whole text through the grammar and the resolver.
+fn full_path(text: &str) -> Result<Module, ParseError> {
     // pest's error detail (the call stacks of every attempt) makes the good messages but slows
     // every parse about twofold, so a text is parsed without it and only a text that fails is
     // parsed again with it, for the message. A poisoned lock only means another parse panicked;
@@ -207,7 +240,7 @@ fn or_list(words: &[&str]) -> String {
 fn describe(rule: Rule) -> &'static str {
     match rule {
         Rule::EOI => "the end of the input",
-        Rule::file | Rule::module => "`module @name phase(...) {`",
+        Rule::file | Rule::module | Rule::head => "`module @name phase(...) {`",
         Rule::module_name => "a module name like `@conv0`",
         Rule::target => "a `target { ... }` block",
         Rule::tiers => "`tiers NAME = CAPACITY, ...`",
@@ -304,16 +337,7 @@ impl Resolver {
 
     fn module(&mut self, pair: Pair<'_, Rule>) -> Result<Module, ParseError> {
         let mut inner = pair.into_inner();
-        let name = inner.next().expect("module name").as_str()[1..].to_owned();
-        let phase_pair = inner.next().expect("phase");
-        let phase =
-            Phase::from_keyword(phase_pair.as_str()).ok_or_else(|| ParseError::UnknownPhase {
-                loc: loc_of(&phase_pair),
-                found: phase_pair.as_str().to_owned(),
-            })?;
-        self.target = Some(self.parse_target(inner.next().expect("target"))?);
-        let mut module = Module::new(name, self.target().clone());
-        module.phase = phase;
+        let mut module = self.head(&mut inner)?;
 
         let mut buffers = Names::<BufferId>::new("buffer");
         let mut op_pairs = Vec::new();
@@ -343,6 +367,21 @@ impl Resolver {
             let op = self.parse_op(pair, &buffers, &ops)?;
             module.push_op(op);
         }
+        Ok(module)
+    }
+
+    /// The module name, phase and target (the first pairs of a `module` or a `head`).
+    fn head(&mut self, inner: &mut Pairs<'_, Rule>) -> Result<Module, ParseError> {
+        let name = inner.next().expect("module name").as_str()[1..].to_owned();
+        let phase_pair = inner.next().expect("phase");
+        let phase =
+            Phase::from_keyword(phase_pair.as_str()).ok_or_else(|| ParseError::UnknownPhase {
+                loc: loc_of(&phase_pair),
+                found: phase_pair.as_str().to_owned(),
+            })?;
+        self.target = Some(self.parse_target(inner.next().expect("target"))?);
+        let mut module = Module::new(name, self.target().clone());
+        module.phase = phase;
         Ok(module)
     }
 
@@ -547,5 +586,89 @@ impl NumberSource for DigitsOf<'_> {
     }
     fn loc(&self) -> Loc {
         loc_of(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fast_path, full_path};
+    use crate::contest::{import_graph, ImportOptions};
+    use crate::printer::print_module;
+    use std::path::{Path, PathBuf};
+
+    /// Every `.lir` file under `dir`.
+    fn lir_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                lir_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "lir") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The fast path, when it takes a text, builds exactly the grammar's module.
+    fn agree(text: &str, what: &str) -> bool {
+        let Some(fast) = fast_path(text) else {
+            return false;
+        };
+        assert_eq!(Ok(fast), full_path(text), "{what}");
+        true
+    }
+
+    #[test]
+    fn both_paths_build_the_same_module() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        lir_files(&root.join("test"), &mut files);
+        lir_files(&root.join("examples"), &mut files);
+        let mut texts: Vec<(String, String)> = files
+            .iter()
+            .map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap()))
+            .collect();
+        let cases = root.join("../shared/cases");
+        for entry in std::fs::read_dir(&cases)
+            .expect("../shared/cases")
+            .flatten()
+        {
+            let path = entry.path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let json = std::fs::read_to_string(&path).unwrap();
+            let module = import_graph(&json, &name, &ImportOptions::default()).unwrap();
+            texts.push((name, print_module(&module)));
+        }
+        let mut fast = 0;
+        for (what, text) in &texts {
+            agree(text, what);
+            let Ok(module) = full_path(text) else {
+                continue;
+            };
+            // The printer's layout always takes the fast path.
+            let printed = print_module(&module);
+            assert!(
+                agree(&printed, what),
+                "{what}: printed text left the fast path"
+            );
+            fast += 1;
+            // Departures from that layout fall back and still agree: a comment, a tab, an op
+            // split over two lines, spaces removed around `=`, a missing closing brace.
+            let variants = [
+                printed.replacen("\n  %", "\n  // note\n  %", 1),
+                printed.replacen("  %", "\t%", 1),
+                printed.replacen(" after(", "\n    after(", 1),
+                printed.replacen(" = ", "=", 1),
+                printed.trim_end().trim_end_matches('}').to_owned(),
+            ];
+            for variant in &variants {
+                agree(variant, what);
+                assert_eq!(
+                    super::parse_module(variant).map(|m| print_module(&m)),
+                    full_path(variant).map(|m| print_module(&m)),
+                    "{what}"
+                );
+            }
+        }
+        assert!(fast > 20, "only {fast} texts took the fast path");
     }
 }
