@@ -114,7 +114,7 @@ struct Flags {
     /// Write the metrics of the resulting module as text to FILE (default `-`: stdout, after the IR).
     #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "-")]
     metrics_text: Option<PathBuf>,
-    /// For contest input: override a tier's capacity, e.g. `--capacity UB=512` (repeatable).
+    /// Override a tier's capacity in the input's target, e.g. `--capacity UB=512` (repeatable).
     #[arg(long, value_name = "TIER=N", value_parser = parse_capacity)]
     capacity: Vec<(String, u64)>,
     /// For contest input: let L0 tiers hold more than one live buffer.
@@ -161,6 +161,10 @@ pub fn main_with_args(
                 .help_heading(heading),
         );
     }
+    let longs: Vec<&str> = command.get_arguments().filter_map(Arg::get_long).collect();
+    let shorts: Vec<char> = command.get_arguments().filter_map(Arg::get_short).collect();
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let args = mlir_opt_spellings(args, &longs, &shorts);
     let matches = match command.try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => return clap_error(&e, &registry, err),
@@ -326,6 +330,58 @@ fn bare_pipeline(matches: &ArgMatches, registry: &Registry) -> Result<Pipeline, 
         pipeline.passes.push(spec);
     }
     Ok(pipeline)
+}
+
+/// mlir-opt's spellings of our flags, as its users write them in RUN lines: long options with one
+/// dash (`-pass-pipeline=…`, `-split-input-file`) and the `mlir-` prefix of its instrumentation
+/// (`--mlir-print-ir-after-all`, `--mlir-timing`, `--mlir-pass-statistics`) become our `--NAME`
+/// when NAME is one of `longs`. A one-dash word that is no short option (`-nonsense`) becomes
+/// `--nonsense` too, so the error names the whole word. Short options with their values
+/// (`-o out.lir`, `-oout.lir`), values and everything after `--` are left alone.
+/// O(args · longs).
+fn mlir_opt_spellings(args: Vec<OsString>, longs: &[&str], shorts: &[char]) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut options_ended = false;
+    for (i, arg) in args.into_iter().enumerate() {
+        let text = match arg.to_str() {
+            Some(text) if i > 0 && !options_ended => text,
+            _ => {
+                out.push(arg);
+                continue;
+            }
+        };
+        if text == "--" {
+            options_ended = true;
+            out.push(arg);
+            continue;
+        }
+        let one_dash = !text.starts_with("--");
+        let body = text
+            .strip_prefix("--")
+            .or_else(|| text.strip_prefix('-').filter(|b| b.len() > 1));
+        let rewritten = body.and_then(|body| {
+            let (name, value) = body
+                .split_once('=')
+                .map_or((body, None), |(n, v)| (n, Some(v)));
+            let known = [name, name.strip_prefix("mlir-").unwrap_or("")]
+                .into_iter()
+                .find(|n| longs.contains(n));
+            let short = name.chars().next().is_some_and(|c| shorts.contains(&c));
+            let name = match known {
+                Some(name) => name,
+                // An unknown one-dash word: a short option with its value, or a long option
+                // clap should name whole in its error.
+                None if one_dash && !short => name,
+                None => return None,
+            };
+            Some(match value {
+                Some(value) => format!("--{name}={value}"),
+                None => format!("--{name}"),
+            })
+        });
+        out.push(rewritten.map_or(arg, OsString::from));
+    }
+    out
 }
 
 /// Reports a clap error; unknown flags get the list of valid passes, as unknown pipeline names do.

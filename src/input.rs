@@ -39,6 +39,16 @@ pub enum LoadError {
     /// The module parsed but breaks structural invariants.
     #[error("the module is not well formed ({} problems)", .0.len())]
     Verify(Vec<VerifyError>),
+    /// `--capacity` names a tier the module's target does not have.
+    #[error(
+        "--capacity names tier `{tier}`, which the target does not have; valid tiers: {valid}"
+    )]
+    CapacityTier {
+        /// The tier named.
+        tier: String,
+        /// The target's tiers.
+        valid: String,
+    },
 }
 
 impl LoadError {
@@ -52,6 +62,7 @@ impl LoadError {
             LoadError::Verify(errors) => {
                 verify_diagnostics(errors, "the module is not well formed")
             }
+            LoadError::CapacityTier { .. } => vec![Diagnostic::error(None, self.to_string())],
         }
     }
 }
@@ -126,11 +137,27 @@ pub fn parse_source(
     kind: &InputKind,
     import: &ImportOptions,
 ) -> Result<Module, LoadError> {
-    match kind {
-        InputKind::Lir => parse_module(text).map_err(LoadError::Parse),
-        InputKind::Contest { name } => import_graph(text, name, import).map_err(LoadError::Contest),
-        InputKind::Format(format) => (format.parse)(text).map_err(LoadError::Format),
+    let mut module = match kind {
+        // The importer applies the overrides to the contest target itself.
+        InputKind::Contest { name } => {
+            return import_graph(text, name, import).map_err(LoadError::Contest)
+        }
+        InputKind::Lir => parse_module(text).map_err(LoadError::Parse)?,
+        InputKind::Format(format) => (format.parse)(text).map_err(LoadError::Format)?,
+    };
+    // The module's own target, with `--capacity` applied: a buffer or offset the smaller tier
+    // cannot hold is then the structural verifier's located error.
+    for (tier, capacity) in &import.capacities {
+        let target = &mut module.target;
+        let Some(slot) = target.tiers.iter_mut().find(|t| &t.name == tier) else {
+            return Err(LoadError::CapacityTier {
+                tier: tier.clone(),
+                valid: target.tier_names(),
+            });
+        };
+        slot.capacity = *capacity;
     }
+    Ok(module)
 }
 
 /// Reads a `--capacity TIER=N` value.

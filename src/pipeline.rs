@@ -2,7 +2,8 @@
 //!
 //! Grammar (MLIR's, without nesting since a LIR file holds one module):
 //! ```text
-//! pipeline ::= ( 'module' '(' passes ')' ) | passes
+//! pipeline ::= ( anchor '(' passes ')' ) | passes
+//! anchor   ::= 'builtin.module' | 'module'   -- MLIR's anchor; mlir-opt 22 wants the first
 //! passes   ::= ( pass ( ',' pass )* )?
 //! pass     ::= name ( '{' ( option ( ' '+ option )* )? '}' )?
 //! option   ::= key ( '=' value )?        -- a bare key sets a bool option to true
@@ -163,13 +164,15 @@ impl PipelineError {
 pub fn parse_pipeline(text: &str, registry: &Registry) -> Result<Pipeline, PipelineError> {
     let mut p = Cursor { text, pos: 0 };
     p.skip_ws();
-    let anchored = p.rest().starts_with("module") && {
-        let after = p.rest()["module".len()..].trim_start();
-        after.starts_with('(')
-    };
+    let anchor = ["builtin.module", "module"].into_iter().find(|anchor| {
+        p.rest()
+            .strip_prefix(anchor)
+            .is_some_and(|after| after.trim_start().starts_with('('))
+    });
+    let anchored = anchor.is_some();
     let mut open_paren = None;
-    if anchored {
-        p.pos += "module".len();
+    if let Some(anchor) = anchor {
+        p.pos += anchor.len();
         p.skip_ws();
         open_paren = Some(p.pos);
         p.pos += 1;

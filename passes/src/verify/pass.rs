@@ -1,13 +1,14 @@
 //! The `verify` pass: runs the replay, reports each violation as an error at its op (the first
 //! few per category, then a note with how many more), sets the key metrics and the count of every
-//! category with violations as statistics, and fails with a summary when anything is wrong. It
-//! changes nothing.
+//! category with violations as statistics, and fails with a summary when anything is wrong. On a
+//! `parsed` module whose input order breaks L0 exclusivity it adds a note saying which pass to
+//! run first. It changes nothing.
 //! O(replay + violations).
 
 use super::category::Category;
 use super::{replay, ReplayOptions};
 use lattice::{pass_options, Pass, PassContext, PassError, RegisteredPass};
-use lattice_lir::{Module, Severity};
+use lattice_lir::{Module, Phase, Severity};
 use std::collections::BTreeMap;
 
 pass_options! {
@@ -91,6 +92,16 @@ impl Pass for Verify {
                     format!("{} more {category} violation(s) not shown", count - cap),
                 );
             }
+        }
+        if module.phase == Phase::Parsed && m.violations.contains_key(&Category::L0Exclusive) {
+            // An imported graph's σ is its input order, not a schedule: say what to run first.
+            cx.emit(
+                Severity::Note,
+                None,
+                "this module is `parsed`: its σ is the input order, which is not a schedule; run \
+                 an order pass first (`--mpas`, or `--pass-pipeline='mpas,dlr,cpe'` for a plan)"
+                    .to_string(),
+            );
         }
         let summary: Vec<String> = m
             .violations
