@@ -39,6 +39,20 @@ pub struct Session<'w> {
     pub dump_name: String,
 }
 
+impl<'w> Session<'w> {
+    /// A session that writes dumps and reports to `stream`, with no timing and empty statistics:
+    /// what a program embedding the pass manager needs.
+    pub fn new(stream: &'w mut dyn std::io::Write) -> Self {
+        Session {
+            sink: DumpSink::new(stream, None),
+            diagnostics: Vec::new(),
+            timing: None,
+            statistics: Statistics::default(),
+            dump_name: String::new(),
+        }
+    }
+}
+
 /// Why a pipeline stopped.
 #[derive(Debug)]
 pub struct Failure {
@@ -49,6 +63,23 @@ pub struct Failure {
 }
 
 /// A configured pipeline, ready to run on modules.
+///
+/// Embedding it takes a registry of passes, a pipeline and a [`Session`] for the reports
+/// (`examples/embed.rs` is a whole program):
+///
+/// ```
+/// use lattice::manager::Session;
+/// use lattice::{parse_pipeline, PassManager};
+/// use lattice_passes::REGISTRY;
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul_tile.lir");
+/// let mut module = lattice_lir::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
+/// let pipeline = parse_pipeline("mpas,dlr", &REGISTRY).unwrap();
+/// let mut reports = Vec::new();
+/// let mut session = Session::new(&mut reports);
+/// PassManager::new(REGISTRY, pipeline).run(&mut module, &mut session).unwrap();
+/// assert_eq!(module.phase, lattice_lir::Phase::Planned);
+/// ```
 pub struct PassManager {
     registry: Registry,
     pipeline: Pipeline,
