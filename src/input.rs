@@ -121,7 +121,7 @@ impl InputKind {
         if extension == Some("mlir") {
             return InputKind::Unsupported(
                 "`.mlir` input needs the MLIR bridge: build the tools with `--features mlir` \
-                 (README, \"MLIR bridge\")",
+                 (docs/mlir.md)",
             );
         }
         if extension == Some("json") {

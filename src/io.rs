@@ -3,8 +3,9 @@
 //! `-` means standard input or output. Files are written atomically: the bytes go to a temporary
 //! file in the destination's directory, which is renamed over the destination only once complete,
 //! so a failing run never leaves a partial or truncated output and never touches its input. A
-//! destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is written
-//! in place instead: renaming over it would replace the device with a regular file.
+//! destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal), or that
+//! is a symbolic link (`/dev/stderr`, which may point at a redirected file), is written in place
+//! instead: renaming over it would replace the device or the link with a regular file.
 //!
 //! A run with several outputs writes them with [`write_all_or_nothing`]: every file is first
 //! written to its temporary, then devices and standard output get their bytes, and only when all
@@ -45,27 +46,71 @@ pub fn read_text(path: &Path) -> Result<String, IoError> {
     fs::read_to_string(path).map_err(located(path))
 }
 
-/// Writes `bytes` to `path` atomically, or to standard output for `-`.
+/// Where the bytes for a path go.
+enum Destination {
+    /// Standard output (`-`, `/dev/stdout`).
+    Stdout,
+    /// Standard error (`/dev/stderr`): the process's own stream, wherever it was redirected.
+    Stderr,
+    /// An existing destination that is not a regular file (a device, a FIFO): written in place.
+    InPlace(PathBuf),
+    /// A regular file (existing or not), through a temporary and a rename; a symbolic link is
+    /// followed, so the link stays and its target gets the bytes.
+    File(PathBuf),
+}
+
+impl Destination {
+    fn of(path: &Path) -> Destination {
+        if path == Path::new("-") || path == Path::new("/dev/stdout") {
+            return Destination::Stdout;
+        }
+        if path == Path::new("/dev/stderr") {
+            return Destination::Stderr;
+        }
+        let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        let resolved = if is_link {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        } else {
+            path.to_path_buf()
+        };
+        if fs::metadata(&resolved).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            Destination::InPlace(resolved)
+        } else {
+            Destination::File(resolved)
+        }
+    }
+
+    fn in_place(&self) -> bool {
+        !matches!(self, Destination::File(_))
+    }
+
+    /// Writes `bytes` here directly (not for [`Destination::File`], which is staged).
+    fn write_in_place(&self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Destination::Stdout => {
+                let mut out = io::stdout().lock();
+                out.write_all(bytes).and_then(|()| out.flush())
+            }
+            Destination::Stderr => {
+                let mut out = io::stderr().lock();
+                out.write_all(bytes).and_then(|()| out.flush())
+            }
+            Destination::InPlace(path) | Destination::File(path) => {
+                let mut out = fs::OpenOptions::new().write(true).open(path)?;
+                out.write_all(bytes).and_then(|()| out.flush())
+            }
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically, or to standard output for `-` (see the module header).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    if path == Path::new("-") {
-        let mut out = io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(located(path));
-    }
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut out = fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(located(path))?;
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(located(path));
-    }
-    let tmp = staging_path(path)?;
-    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    let destination = Destination::of(path);
+    let Destination::File(file) = &destination else {
+        return destination.write_in_place(bytes).map_err(located(path));
+    };
+    let tmp = staging_path(file)?;
+    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, file));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
@@ -76,7 +121,8 @@ impl IoError {
     /// Whether the reader of standard output went away (`lattice-opt … | head -1`). Tools then
     /// stop quietly with success, as Unix tools do: nobody is left to read a message.
     pub fn is_closed_stdout(&self) -> bool {
-        self.path == "-" && self.source.kind() == io::ErrorKind::BrokenPipe
+        (self.path == "-" || self.path == "/dev/stdout")
+            && self.source.kind() == io::ErrorKind::BrokenPipe
     }
 }
 
@@ -96,10 +142,9 @@ pub fn print_text(text: &str) -> Result<bool, IoError> {
     }
 }
 
-/// Whether `path` is written in place rather than through a temporary: standard output, or an
-/// existing destination that is neither a regular file nor a directory (a device, a FIFO).
+/// Whether `path` is written in place rather than through a temporary (see [`Destination`]).
 fn in_place(path: &Path) -> bool {
-    path == Path::new("-") || fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    Destination::of(path).in_place()
 }
 
 /// The temporary `path` is staged in: a hidden file beside it, named after it and this process.
@@ -124,20 +169,25 @@ fn staging_path(path: &Path) -> Result<PathBuf, IoError> {
 /// temporaries are renamed into place. What an in-place destination received before a later
 /// failure cannot be taken back; files are never left half-written or replaced.
 pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
-    let mut staged: Vec<(PathBuf, &Path)> = Vec::new();
-    let discard = |staged: &[(PathBuf, &Path)]| {
-        for (tmp, _) in staged {
+    let destinations: Vec<Destination> = writes.iter().map(|(p, _)| Destination::of(p)).collect();
+    // (temporary, final file, the path as given for messages)
+    let mut staged: Vec<(PathBuf, &Path, &Path)> = Vec::new();
+    let discard = |staged: &[(PathBuf, &Path, &Path)]| {
+        for (tmp, _, _) in staged {
             let _ = fs::remove_file(tmp);
         }
     };
-    for &(path, bytes) in writes.iter().filter(|(p, _)| !in_place(p)) {
-        let staged_write = staging_path(path)
+    for (&(path, bytes), destination) in writes.iter().zip(&destinations) {
+        let Destination::File(file) = destination else {
+            continue;
+        };
+        let staged_write = staging_path(file)
             .and_then(|tmp| fs::write(&tmp, bytes).map(|()| tmp).map_err(located(path)));
         match staged_write {
-            Ok(tmp) => staged.push((tmp, path)),
+            Ok(tmp) => staged.push((tmp, file, path)),
             Err(e) => {
                 // A failed write may have created its temporary.
-                if let Ok(tmp) = staging_path(path) {
+                if let Ok(tmp) = staging_path(file) {
                     let _ = fs::remove_file(tmp);
                 }
                 discard(&staged);
@@ -145,14 +195,16 @@ pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
             }
         }
     }
-    for &(path, bytes) in writes.iter().filter(|(p, _)| in_place(p)) {
-        if let Err(e) = write_atomic(path, bytes) {
-            discard(&staged);
-            return Err(e);
+    for (&(path, bytes), destination) in writes.iter().zip(&destinations) {
+        if destination.in_place() {
+            if let Err(e) = destination.write_in_place(bytes) {
+                discard(&staged);
+                return Err(located(path)(e));
+            }
         }
     }
-    for (i, (tmp, path)) in staged.iter().enumerate() {
-        if let Err(e) = fs::rename(tmp, path) {
+    for (i, (tmp, file, path)) in staged.iter().enumerate() {
+        if let Err(e) = fs::rename(tmp, file) {
             discard(&staged[i..]);
             return Err(located(path)(e));
         }
@@ -194,6 +246,24 @@ mod tests {
         write_atomic(null, b"discarded").unwrap();
         assert_eq!(fs::metadata(null).unwrap().file_type(), before);
         assert!(!fs::metadata(null).unwrap().is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_through_a_symlink_keeps_the_link() {
+        let dir = std::env::temp_dir().join(format!("lattice-io-link-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("target.txt");
+        fs::write(&target, "old").unwrap();
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -144,7 +144,7 @@ macro_rules! option_enum {
     };
 }
 
-/// What `--list-passes`, the README table and the pipeline parser know about one option.
+/// What `--list-passes`, the manual's pass table and the pipeline parser know about one option.
 #[derive(Clone, Debug)]
 pub struct OptionInfo {
     /// Kebab-case name used in pipeline text.

@@ -28,7 +28,7 @@ pub trait Pass {
 pub trait RegisteredPass: Pass + Sized + 'static {
     /// The pipeline name and CLI flag (`mpas` → `--mpas`); kebab case.
     const NAME: &'static str;
-    /// One line for `--list-passes`, `--help` and the README table.
+    /// One line for `--list-passes`, `--help` and the manual's pass table.
     const SUMMARY: &'static str;
     /// The typed options.
     type Options: PassOptions;

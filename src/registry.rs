@@ -1,5 +1,5 @@
 //! The pass registry: one static list of [`PassInfo`] entries from which the CLI flags, the pipeline
-//! parser's name lookup, `--list-passes`, the "unknown pass" error and the README pass table are all
+//! parser's name lookup, `--list-passes`, the "unknown pass" error and the manual's pass table are all
 //! derived, so none of them can drift from the others. It also carries the passes crate's metrics
 //! reporter and the input formats a tool adds (the MLIR bridge's `.mlir`), so the driver can print
 //! metrics and read those formats without depending on any pass or on MLIR.
@@ -162,7 +162,7 @@ impl Registry {
         out
     }
 
-    /// The README's pass table (Markdown), real passes first.
+    /// The manual's pass table (Markdown, docs/lattice-opt.md), real passes first.
     pub fn markdown_table(&self) -> String {
         let mut out = String::from("| Pass | What it does | Options (default) |\n|---|---|---|\n");
         let mut ordered: Vec<_> = self.passes.iter().filter(|p| !p.is_test()).collect();

@@ -2,7 +2,7 @@
 //!
 //! Every pass is a thin [`Pass`](lattice::Pass) wrapper over plain functions that tests can call
 //! directly. [`REGISTRY`] is the one list the CLI flags, `--list-passes`, pipeline parsing and the
-//! README table come from.
+//! manual's pass table come from.
 
 #![deny(missing_docs)]
 

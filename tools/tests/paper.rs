@@ -1,5 +1,5 @@
 //! `lattice-bench paper` end to end on the three smallest shipped workloads (a full run of all of
-//! them is the README's command; in debug builds it is too slow for every test run):
+//! them is the command in docs/results.md; in debug builds it is too slow for every test run):
 //! - every metric in `results.json` equals what `lattice-opt --pass-pipeline=P --metrics` prints
 //!   for that workload and pipeline, checked for every run of every study;
 //! - the output does not depend on the thread count: `results.json` and the report (without its

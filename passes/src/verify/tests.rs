@@ -8,7 +8,7 @@ use lattice::{AnalysisManager, Pass, PassContext, RegisteredPass};
 use lattice_lir::{parse_module, BufferId, Dep, OpId, Severity};
 use std::collections::BTreeSet;
 
-/// The README's planned module: @b1 is spilled (unbacked) so that @b2 can reuse its bytes, then
+/// The planned module of docs/lir.md: @b1 is spilled (unbacked) so that @b2 can reuse its bytes, then
 /// reloaded at a new offset.
 const TWO_TILES: &str = "module @two_tiles phase(planned) {
   target {
