@@ -7,18 +7,19 @@
 //! accesses it is either kept resident — its bytes then count against its tier's capacity at
 //! every access of another buffer of the tier strictly inside the gap — or spilled, which costs
 //! the spill's traffic (`size` when backed, `2·size` not).
-//! Keeping `y ∈ [0, size]` bytes of a gap costs `traffic · (1 − y / size)`; at each use position
-//! of a tier, the operands there plus the kept bytes of the gaps spanning it fit the capacity.
+//! Keeping `y ∈ [0, size]` bytes of a gap costs `traffic · (1 − y / size)`; at each access
+//! position of a tier, the buffers accessed there plus the kept bytes of the gaps spanning it
+//! fit the capacity.
 //! The bound is the optimum of that linear program, solved per tier with `microlp`.
 //!
 //! Why it is a bound: every plan with σ's order of ops keeps each gap whole or spills it at least
 //! once, and its residents fit the tier at each use, so it is a feasible integral point of the
 //! program. It ignores addresses (contiguity and fragmentation) and the L0 exclusivity rule, so
 //! it is not always reachable. Rows are only needed at access positions: between two accesses
-//! of a tier the set of spanning gaps only shrinks into the next access's row. With columns scaled to bytes, each gap's column is an interval of its
-//! tier's rows (a consecutive-ones matrix, totally unimodular): the LP optimum is integral in
-//! bytes, and where a tier's buffers are all backed and of one size it equals Belady's optimal
-//! paging count times that size. The value is rounded up after a relative tolerance of 1e-9, so
+//! of a tier the set of spanning gaps only shrinks into the next access's row. With columns
+//! scaled to bytes, each gap's column is an interval of its tier's rows (a consecutive-ones
+//! matrix, totally unimodular): the LP optimum is integral in bytes, and where a tier's buffers
+//! are all backed and of one size it equals Belady's optimal paging count times that size. The value is rounded up after a relative tolerance of 1e-9, so
 //! float error cannot lift it above the true optimum's ceiling.
 //!
 //! Complexity: building is O(V + E + Z) for Z nonzeros (gaps × rows they span); the simplex is

@@ -5,12 +5,14 @@
 //!
 //! Stages, one file each: `lifetimes` moves ALLOCs later and FREEs earlier so residency spans
 //! first to last use; `scan` walks that σ with a `free_list` per tier and the `victim`
-//! ranking; [`plan`] writes the scan into the module with [`spill::materialize`] (spill k named
-//! N+2k / N+2k+1 as the contest numbers them; spill and address-reuse dependencies derived).
-//! With `l0=double` (the default) a staging tier alternates halves where two buffers fit, so the
-//! next tile's load can overlap the current tile's use; `l0=single` puts every staging buffer at
-//! the lowest free offset, as the paper does (and as the paper reproduction keeps). The pass wrapper
-//! is in [`pass`], the results table in [`report`].
+//! ranking (`victim=auto` scans twice and keeps the plan that moves fewer bytes); `prefetch`
+//! moves spill events earlier when `prefetch=H` asks; [`plan`] writes the scan into the module
+//! with [`spill::materialize`] (spill k named N+2k / N+2k+1 as the contest numbers them; spill
+//! and address-reuse dependencies derived). With `l0=double` (the default) a staging tier
+//! alternates halves where two buffers fit, so the next tile's load can overlap the current
+//! tile's use; `l0=single` puts every staging buffer at the lowest free offset, as the paper does
+//! (and as the paper reproduction keeps). The pass wrapper is in [`pass`], the results table in
+//! [`report`].
 //!
 //! Invariants of the output: it passes the structural verifier; no two residencies of a tier that
 //! overlap in σ overlap in address; every use lies in a residency of its buffer; every SPILL_OUT is

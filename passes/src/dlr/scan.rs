@@ -18,8 +18,9 @@
 //! tier exceed its capacity. With `l0_exclusive`, a staging tier first flushes all its unpinned
 //! residents (eager flushing), so its residencies never overlap in σ; with `l0=double` the block
 //! then goes to the best fit that shares no byte with the buffer the tier released last, when
-//! one exists, so consecutive buffers alternate halves and need no reuse dependency. Invariants at every step: residents of a tier are pairwise disjoint in address and
-//! lie in their tier; the free list is the complement of the residents.
+//! one exists, so consecutive buffers alternate halves and need no reuse dependency.
+//! Invariants at every step: residents of a tier are pairwise disjoint in address and lie in
+//! their tier; the free list is the complement of the residents.
 //!
 //! Complexity: O(V log V) for placement plus O(R) per eviction round (R residents of the tier).
 
