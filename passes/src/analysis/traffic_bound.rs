@@ -19,8 +19,9 @@
 //! of a tier the set of spanning gaps only shrinks into the next access's row. With columns
 //! scaled to bytes, each gap's column is an interval of its tier's rows (a consecutive-ones
 //! matrix, totally unimodular): the LP optimum is integral in bytes, and where a tier's buffers
-//! are all backed and of one size it equals Belady's optimal paging count times that size. The value is rounded up after a relative tolerance of 1e-9, so
-//! float error cannot lift it above the true optimum's ceiling.
+//! are all backed and of one size it equals Belady's optimal paging count times that size. The
+//! value is rounded up after a relative tolerance of 1e-9, so float error cannot lift it above
+//! the true optimum's ceiling.
 //!
 //! Complexity: building is O(V + E + Z) for Z nonzeros (gaps × rows they span); the simplex is
 //! microlp's (polynomial in practice, exponential in the worst case).
