@@ -8,7 +8,8 @@
 //!    cycle, the cycle is reported instead;
 //! 5. every buffer has exactly one ALLOC and one FREE, ALLOC first, and every op that names the
 //!    buffer lies between them;
-//! 6. every buffer fits its tier;
+//! 6. every buffer fits its tier, and the sums every metric is bounded by (the ops' cycles, the
+//!    buffers' sizes, the cost of spilling a full tier) fit in 64 bits, so no metric is clamped;
 //! 7. phase invariants: before `planned`, no offsets, spill ops or spill/reuse dependencies; from
 //!    `planned` on, every ALLOC and SPILL_IN has an offset whose range fits the tier, spill ops run
 //!    on the target's spill pipes at the target's cost, and each buffer's spills alternate
@@ -124,6 +125,31 @@ pub enum VerifyErrorKind {
         /// The tier's capacity.
         capacity: u64,
     },
+    /// The ops' cycles add up past 2⁶⁴−1, so no makespan, busy time or critical path could be
+    /// reported exactly.
+    #[error("the cycles of the ops up to %{op} add up past 2^64-1, so the makespan could not be reported; use smaller cycle counts")]
+    CycleOverflow {
+        /// The op at which the running sum overflows (σ order).
+        op: u32,
+    },
+    /// The buffers' sizes add up past 2⁶⁴−1, so no peak could be reported exactly.
+    #[error("the sizes of the buffers up to @b{buffer} add up past 2^64-1, so the peaks could not be reported; use smaller sizes")]
+    ByteOverflow {
+        /// The buffer at which the running sum overflows.
+        buffer: u32,
+    },
+    /// A spill of a buffer filling the tier would cost more than 2⁶⁴−1 cycles.
+    #[error("a spill of {capacity} bytes of {tier} would cost more than 2^64-1 cycles under spill_cost = {base} + {per_byte} * size")]
+    SpillCostOverflow {
+        /// The tier.
+        tier: String,
+        /// Its capacity.
+        capacity: u64,
+        /// The spill model's base.
+        base: u64,
+        /// Its cost per byte.
+        per_byte: u64,
+    },
     /// Something the module's phase does not allow yet.
     #[error(
         "op %{op}: {what} is not allowed in phase `{phase}`; it appears once the module is planned"
@@ -214,6 +240,7 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
         v.order(&pos);
         v.lifetimes(&pos);
         v.sizes();
+        v.totals();
         v.phase();
     }
     if v.errors.is_empty() {
@@ -423,6 +450,51 @@ impl Verifier<'_> {
                     capacity: tier.capacity,
                 };
                 self.at_buffer(b, kind);
+            }
+        }
+    }
+
+    /// Every reported number is bounded by one of these sums — the makespan, each pipe's busy
+    /// time and the critical path by the total of the ops' cycles, every peak by the total of the
+    /// buffers' sizes, a spill's cycles by the cost of spilling a full tier — so a module whose
+    /// sums fit in 64 bits never overflows a metric, and one whose sums do not is refused here
+    /// rather than reported with a clamped number.
+    fn totals(&mut self) {
+        let m = self.m;
+        let mut cycles = 0u64;
+        for &id in &m.schedule {
+            let Some(sum) = cycles.checked_add(m.op(id).kind.cycles()) else {
+                let op = m.op(id).name;
+                self.at_op(id, VerifyErrorKind::CycleOverflow { op });
+                break;
+            };
+            cycles = sum;
+        }
+        let mut bytes = 0u64;
+        for b in m.buffer_ids() {
+            let Some(sum) = bytes.checked_add(m.buffer(b).size) else {
+                let buffer = m.buffer(b).name;
+                self.at_buffer(b, VerifyErrorKind::ByteOverflow { buffer });
+                break;
+            };
+            bytes = sum;
+        }
+        let cost = m.target.spill_cost;
+        for tier in &m.target.tiers {
+            let full = cost
+                .per_byte
+                .checked_mul(tier.capacity)
+                .and_then(|c| c.checked_add(cost.base));
+            if full.is_none() {
+                self.errors.push(VerifyError {
+                    loc: None,
+                    kind: VerifyErrorKind::SpillCostOverflow {
+                        tier: tier.name.clone(),
+                        capacity: tier.capacity,
+                        base: cost.base,
+                        per_byte: cost.per_byte,
+                    },
+                });
             }
         }
     }
