@@ -31,7 +31,8 @@
 //! different tasks are never live at once; inside a task, the staging ops keep τ's relative
 //! order, in which the staging tiers are exclusive on every well-formed module
 //! (`crate::order::gate`). Hence at most one buffer per staging tier is live at any point of
-//! σ — for a flipped task after DLR's tightening, which the score checks (`super::tasks`). The turns of each tier follow the candidate — there are no fixed turns that could make a
+//! σ — for a flipped task after DLR's tightening, which the score checks (`super::tasks`). The
+//! turns of each tier follow the candidate — there are no fixed turns that could make a
 //! sequence unrealizable. (A module outside the gate's well-formedness assumption is caught by
 //! the score, which rejects any candidate whose staging tiers are not exclusive.)
 //!
