@@ -371,8 +371,8 @@ fn impossible_request_fails_at_the_op() {
     );
     assert_eq!(
         e.to_string(),
-        "@b1 needs 60 contiguous bytes of L1 (capacity 100), but after evicting every unpinned \
-         resident the largest hole is 40 bytes"
+        "the op's operands in L1 need 120 bytes at once, more than its capacity 100: @b1 (60 \
+         bytes) does not fit beside the others (largest hole 40 bytes)"
     );
 }
 

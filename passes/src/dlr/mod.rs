@@ -113,13 +113,17 @@ pub enum DlrErrorKind {
         /// What to do about it.
         hint: &'static str,
     },
-    /// A request does not fit even after evicting every unpinned resident.
-    #[error("@b{buffer} needs {size} contiguous bytes of {tier} (capacity {capacity}), but after evicting every unpinned resident the largest hole is {largest} bytes")]
+    /// A request does not fit even after evicting every unpinned resident: the command's
+    /// operands in the tier need more bytes at once than the tier holds (the only way a request
+    /// can fail, since compaction serves any command whose operands fit).
+    #[error("the op's operands in {tier} need {needed} bytes at once, more than its capacity {capacity}: @b{buffer} ({size} bytes) does not fit beside the others (largest hole {largest} bytes)")]
     NoRoom {
         /// The buffer.
         buffer: u32,
         /// Its size.
         size: u64,
+        /// Bytes the command's distinct operands in the tier need together.
+        needed: u64,
         /// Its tier.
         tier: String,
         /// The tier's capacity.

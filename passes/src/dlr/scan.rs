@@ -370,6 +370,7 @@ impl Scanner<'_> {
         let kind = DlrErrorKind::NoRoom {
             buffer: buf.name,
             size: buf.size,
+            needed: self.command_bytes(b, at),
             tier: t.name.clone(),
             capacity: t.capacity,
             largest: self.tiers[buf.tier.index()].free.largest(),
