@@ -8,5 +8,5 @@ pub mod traffic_bound;
 
 pub use bottom_level::{bottom_levels, BottomLevels};
 pub use buffer_uses::{buffer_uses, BufferUses, Lifetime};
-pub use pressure::{logical_peak_points, pressure, Pressure};
+pub use pressure::{pressure, Pressure};
 pub use traffic_bound::{traffic_lower_bound, TrafficBound, TrafficBoundError};

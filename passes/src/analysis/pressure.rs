@@ -1,6 +1,7 @@
 //! Memory pressure of an order: the logical peak (DESIGN §1.3: the running sum of ALLOC sizes minus
-//! FREE sizes over the non-staging tiers together, L1+UB on the contest target), the peak live bytes
-//! of every tier, and the most buffers live at once in one staging (L0) tier.
+//! FREE sizes over the non-staging tiers together, L1+UB on the contest target) and at how many
+//! points of the order it is reached, the peak live bytes of every tier, and the most buffers
+//! live at once in one staging (L0) tier.
 //!
 //! Which tiers count towards the logical peak comes from the target (`staging` flag), never from tier
 //! names: every tier a target declares is on-chip, and the staging ones are excluded as in the paper.
@@ -17,6 +18,9 @@ use lattice_lir::{Module, OpId, OpKind, TierId};
 pub struct Pressure {
     /// Max over the order of the live bytes summed over the non-staging tiers.
     pub logical_peak: u64,
+    /// How many ALLOCs bring those live bytes to the logical peak: a search minimizing the peak
+    /// makes progress by lowering this count before the peak itself drops.
+    pub peak_points: u64,
     /// Max over the order of the live bytes of each tier, indexed by [`TierId`].
     pub tier_peaks: Vec<u64>,
     /// Max over the order and the staging tiers of the number of live buffers in one tier
@@ -45,6 +49,7 @@ pub fn pressure(module: &Module, order: &[OpId]) -> Pressure {
     let mut count = vec![0i128; tiers];
     let mut tier_peaks = vec![0i128; tiers];
     let (mut logical, mut logical_peak, mut l0_max_live) = (0i128, 0i128, 0i128);
+    let mut peak_points = 0u64;
     for &id in order {
         let (buffer, sign) = match module.op(id).kind {
             OpKind::Alloc { buffer, .. } => (buffer, 1),
@@ -60,41 +65,22 @@ pub fn pressure(module: &Module, order: &[OpId]) -> Pressure {
         if module.target.tiers[t].staging {
             l0_max_live = l0_max_live.max(count[t]);
         } else {
+            // Only an ALLOC can raise the live bytes, so the peak is reached at ALLOCs.
             logical += delta;
-            logical_peak = logical_peak.max(logical);
+            if sign > 0 && logical > logical_peak {
+                (logical_peak, peak_points) = (logical, 1);
+            } else if sign > 0 && logical == logical_peak {
+                peak_points += 1;
+            }
         }
     }
     let clamp = |v: i128| u64::try_from(v).unwrap_or(u64::MAX);
     Pressure {
         logical_peak: clamp(logical_peak),
+        peak_points,
         tier_peaks: tier_peaks.into_iter().map(clamp).collect(),
         l0_max_live: clamp(l0_max_live),
     }
-}
-
-/// The logical peak of `order` and at how many points of it the peak is reached (ALLOCs that
-/// bring the live bytes of the non-staging tiers to the peak): a search minimizing the peak
-/// makes progress by lowering the count before the peak itself drops. O(V).
-pub fn logical_peak_points(module: &Module, order: &[OpId]) -> (u64, u64) {
-    let (mut live, mut peak, mut points) = (0i128, 0i128, 0u64);
-    for &id in order {
-        let (buffer, sign) = match module.op(id).kind {
-            OpKind::Alloc { buffer, .. } => (buffer, 1),
-            OpKind::Free { buffer } => (buffer, -1),
-            _ => continue,
-        };
-        let buffer = module.buffer(buffer);
-        if module.target.tier(buffer.tier).staging {
-            continue;
-        }
-        live += sign * i128::from(buffer.size);
-        if sign > 0 && live > peak {
-            (peak, points) = (live, 1);
-        } else if sign > 0 && live == peak {
-            points += 1;
-        }
-    }
-    (u64::try_from(peak).unwrap_or(u64::MAX), points)
 }
 
 #[cfg(test)]
@@ -131,7 +117,11 @@ mod tests {
         early_free.swap(1, 5);
         assert_eq!(pressure(&module, &[]).logical_peak, 0);
         assert_eq!(pressure(&module, &early_free).logical_peak, 8);
-        assert_eq!(logical_peak_points(&module, &module.schedule), (12, 1));
-        assert_eq!(logical_peak_points(&module, &early_free), (8, 1));
+        let points = |order: &[OpId]| {
+            let p = pressure(&module, order);
+            (p.logical_peak, p.peak_points)
+        };
+        assert_eq!(points(&module.schedule), (12, 1));
+        assert_eq!(points(&early_free), (8, 1));
     }
 }

@@ -230,35 +230,33 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
     Ok(Plan { module: out, stats })
 }
 
-/// The order DLR plans when `module`'s ops run in `order` (a legal order listing every op
-/// once): ALLOCs moved to their first use and FREEs after their last, nothing else moved. Its
-/// logical peak is the planned module's (spill events do not change it). O((V + E) + V log V).
-pub fn tightened_order(module: &Module, order: &[OpId]) -> Vec<OpId> {
-    lifetimes::tighten(module, order).order
+/// `module`'s ops in a candidate order as DLR would plan them: ALLOCs moved to their first use
+/// and FREEs after their last, nothing else moved. A search measures the tightened order (its
+/// logical peak is the planned module's: spill events do not change it) and then scans it with
+/// [`scan_tightened`], so the order is tightened once per candidate.
+pub struct Tightened(lifetimes::Lifetimes);
+
+impl Tightened {
+    /// Tightens `order` (a legal order listing every op of `module` once).
+    /// O((V + E) + V log V).
+    pub fn of(module: &Module, order: &[OpId]) -> Self {
+        Tightened(lifetimes::tighten(module, order))
+    }
+
+    /// The tightened order (spill events left out).
+    pub fn order(&self) -> &[OpId] {
+        &self.0.order
+    }
 }
 
-/// What the scan alone says about planning `module` with its ops in a candidate order.
-#[derive(Clone, Debug)]
-pub struct Scanned {
-    /// The counters [`plan`] would report, except `reuse_edges` (0: nothing is materialized).
-    pub stats: DlrStats,
-    /// The tightened order the plan would follow (spill events left out).
-    pub order: Vec<OpId>,
-}
-
-/// Scans `module` (unplanned, structurally verified) with its ops in `order` (a legal order
-/// listing every op once) without building the plan: how a search scores candidate orders
-/// cheaply. Every counter but `reuse_edges` equals [`plan`]'s for that order.
-/// O((V + E) log V) plus O(R) per eviction round.
-pub fn scan_order(
+/// What [`plan`] would report for `module` (unplanned, structurally verified) with its ops in
+/// the order `tightened` stands for, without building the plan: how a search scores candidate
+/// orders cheaply. Every counter but `reuse_edges` (0: nothing is materialized) equals
+/// [`plan`]'s for that order. O(V log V) plus O(R) per eviction round.
+pub fn scan_tightened(
     module: &Module,
-    order: &[OpId],
+    tightened: &Tightened,
     options: &DlrOptions,
-) -> Result<Scanned, DlrError> {
-    let life = lifetimes::tighten(module, order);
-    let stats = scan_and_prefetch(module, &life, options)?.stats;
-    Ok(Scanned {
-        stats,
-        order: life.order,
-    })
+) -> Result<DlrStats, DlrError> {
+    Ok(scan_and_prefetch(module, &tightened.0, options)?.stats)
 }

@@ -16,9 +16,9 @@
 //! Search stage: O((V + E) log V) per candidate, plus the plan and one timing for makespan.
 
 use super::options::{BackEnd, Objective};
-use crate::analysis::{logical_peak_points, pressure};
+use crate::analysis::pressure;
 use crate::cpe::{refine, CpeError};
-use crate::dlr::{plan, scan_order, tightened_order, DlrError};
+use crate::dlr::{plan, scan_tightened, DlrError, Tightened};
 use crate::timing::{evaluate, FixedGraph, PipeOrder};
 use crate::verify::metrics;
 use lattice_lir::{Module, OpId};
@@ -117,27 +117,22 @@ impl Evaluator<'_> {
                 peak_points: 0,
             });
         }
-        let (peak_points, pruned) = if self.objective == Objective::Peak {
-            let (peak, points) =
-                logical_peak_points(self.module, &tightened_order(self.module, order));
-            (points, bound.is_some_and(|b| [peak, points] > [b[0], b[1]]))
-        } else {
-            (0, false)
-        };
-        if pruned {
-            return None;
-        }
-        let scanned = scan_order(self.module, order, &self.back_end.dlr).ok()?;
-        let p = pressure(self.module, &scanned.order);
+        let tightened = Tightened::of(self.module, order);
+        let p = pressure(self.module, tightened.order());
         if self.module.target.l0_exclusive && p.l0_max_live > 1 {
             return None;
         }
+        let peak = self.objective == Objective::Peak;
+        if peak && bound.is_some_and(|b| [p.logical_peak, p.peak_points] > [b[0], b[1]]) {
+            return None;
+        }
+        let stats = scan_tightened(self.module, &tightened, &self.back_end.dlr).ok()?;
         Some(Measure {
             peak: p.logical_peak,
-            traffic: scanned.stats.traffic,
-            spills: scanned.stats.spills,
+            traffic: stats.traffic,
+            spills: stats.spills,
             makespan: 0,
-            peak_points,
+            peak_points: if peak { p.peak_points } else { 0 },
         })
     }
 

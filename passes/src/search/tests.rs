@@ -112,9 +112,9 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
             );
             assert_legal(&m, &order);
             // Flipped tasks are exclusive once DLR's tightening has separated their lifetimes.
-            let tightened = crate::dlr::tightened_order(&m, &order);
+            let tightened = crate::dlr::Tightened::of(&m, &order);
             assert!(
-                pressure(&m, &tightened).l0_max_live <= 1,
+                pressure(&m, tightened.order()).l0_max_live <= 1,
                 "{}: L0 shared",
                 m.name
             );
