@@ -31,6 +31,7 @@ pub fn results_table(rows: &[Row<'_>]) -> Result<String, DlrError> {
     let mut totals = [0u64; VICTIMS.len()];
     let mut bound_total = 0;
     for row in rows {
+        let mut row_bound = None;
         for (i, victim) in VICTIMS.into_iter().enumerate() {
             let options = DlrOptions {
                 victim,
@@ -38,12 +39,13 @@ pub fn results_table(rows: &[Row<'_>]) -> Result<String, DlrError> {
             };
             let planned = plan(row.module, &options)?;
             let s = planned.stats;
-            // Every key plans the same σ of ops, so the bound is the row's; a planned module's
-            // operands fit their tiers, so it always exists.
-            let bound = traffic_lower_bound(&planned.module).map_or(0, |b| b.bytes);
-            if i == 0 {
+            // Every key plans the same σ of ops, so the bound is the row's, computed once; a
+            // planned module's operands fit their tiers, so it always exists.
+            let bound = *row_bound.get_or_insert_with(|| {
+                let bound = traffic_lower_bound(&planned.module).map_or(0, |b| b.bytes);
                 bound_total += bound;
-            }
+                bound
+            });
             totals[i] += s.traffic;
             let _ = writeln!(
                 md,
