@@ -8,7 +8,8 @@
 //!   `lattice_passes::dlr::report::results_table`);
 //! - `cpe`: CPE's results (every case after MPAS and DLR: Freeze, seed and CPE makespans, the
 //!   lower bound, CPE/Freeze and their geomean, spill-in pipe busy time, physical peak, traffic
-//!   and its bound; then `l0=single` against `l0=double`; `lattice_passes::cpe::report`);
+//!   and its bound; then `l0=single` against `l0=double`;
+//!   `lattice_passes::cpe::report::results_tables`);
 //! - `baselines`: every baseline on every case (Base, HMCOS, MAGIS, COSMA, the EDA placeholder:
 //!   logical peak / traffic, then pipeline, peak against Base, spills, traffic and makespan from
 //!   the independent replay; `lattice_passes::baselines::baseline_table`);
@@ -39,7 +40,7 @@ use lattice_lir::diag::render_error;
 use lattice_lir::{Module, Phase};
 use lattice_passes::analysis::bottom_levels;
 use lattice_passes::baselines::baseline_table;
-use lattice_passes::cpe::report::{l0_table, results_table as cpe_table};
+use lattice_passes::cpe::report::results_tables as cpe_tables;
 use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::generate::Shape;
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
@@ -178,10 +179,8 @@ fn main() -> ExitCode {
         Command::Orders { cases } => read_cases(&cases)
             .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
-        Command::Cpe { cases } => read_cases(&cases).and_then(|m| {
-            let tables = cpe_table(&m).and_then(|t| Ok(format!("{t}\n{}", l0_table(&m)?)));
-            tables.map_err(|e| format!("{TOOL}: error: {e}\n"))
-        }),
+        Command::Cpe { cases } => read_cases(&cases)
+            .and_then(|m| cpe_tables(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Baselines { cases } => read_cases(&cases)
             .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Search {
