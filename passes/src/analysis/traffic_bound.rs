@@ -81,6 +81,7 @@ pub fn traffic_lower_bound(module: &Module) -> Result<TrafficBound, TrafficBound
     let mut last_row: Vec<Option<usize>> = vec![None; m.buffers.len()];
     let mut gaps: Vec<Vec<Gap>> = (0..tiers).map(|_| Vec::new()).collect();
     let mut operands: Vec<BufferId> = Vec::new();
+    let mut used = vec![false; tiers];
     for &id in &m.schedule {
         let kind = &m.op(id).kind;
         if kind.is_spill() {
@@ -90,7 +91,7 @@ pub fn traffic_lower_bound(module: &Module) -> Result<TrafficBound, TrafficBound
         operands.extend(kind.buffers());
         operands.sort_unstable();
         operands.dedup();
-        let mut used = vec![false; tiers];
+        used.fill(false);
         for &b in &operands {
             let buf = m.buffer(b);
             let t = buf.tier.index();

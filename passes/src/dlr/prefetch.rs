@@ -88,22 +88,11 @@ fn early_reloads(m: &Module, scan: &Scan, horizon: usize) -> Vec<PlanStep> {
         .events
         .iter()
         .map(|&step| {
-            let (b, start) = match step {
-                PlanStep::Op(id) => match m.op(id).kind {
-                    OpKind::Alloc { buffer, .. } => {
-                        offset[buffer.index()] = scan.alloc_offsets[buffer.index()];
-                        (buffer, true)
-                    }
-                    OpKind::Free { buffer } => (buffer, false),
-                    _ => return None,
-                },
-                PlanStep::Out(k) => (scan.spills[k].buffer, false),
-                PlanStep::In(k) => {
-                    let b = scan.spills[k].buffer;
-                    offset[b.index()] = scan.spills[k].reload_offset;
-                    (b, true)
-                }
-            };
+            let (b, start) = residency_event(m, scan, step)?;
+            // A buffer's one ALLOC comes before its reloads: `offset` starts at the ALLOC's.
+            if let PlanStep::In(k) = step {
+                offset[b.index()] = scan.spills[k].reload_offset;
+            }
             let buf = m.buffer(b);
             let lo = offset[b.index()];
             Some(Residency {
@@ -139,18 +128,26 @@ fn early_reloads(m: &Module, scan: &Scan, horizon: usize) -> Vec<PlanStep> {
     reorder(&scan.events, &mut keys)
 }
 
+/// The buffer whose residency `step` starts (ALLOC, SPILL_IN: `true`) or ends (FREE,
+/// SPILL_OUT: `false`); `None` for a compute op.
+fn residency_event(m: &Module, scan: &Scan, step: PlanStep) -> Option<(BufferId, bool)> {
+    match step {
+        PlanStep::Op(id) => match m.op(id).kind {
+            OpKind::Alloc { buffer, .. } => Some((buffer, true)),
+            OpKind::Free { buffer } => Some((buffer, false)),
+            _ => None,
+        },
+        PlanStep::Out(k) => Some((scan.spills[k].buffer, false)),
+        PlanStep::In(k) => Some((scan.spills[k].buffer, true)),
+    }
+}
+
 /// Most bytes resident in all tiers at once along the events.
 fn physical_peak(m: &Module, scan: &Scan) -> u64 {
     let (mut resident, mut peak) = (0u64, 0u64);
     for &step in &scan.events {
-        let (b, start) = match step {
-            PlanStep::Op(id) => match m.op(id).kind {
-                OpKind::Alloc { buffer, .. } => (buffer, true),
-                OpKind::Free { buffer } => (buffer, false),
-                _ => continue,
-            },
-            PlanStep::Out(k) => (scan.spills[k].buffer, false),
-            PlanStep::In(k) => (scan.spills[k].buffer, true),
+        let Some((b, start)) = residency_event(m, scan, step) else {
+            continue;
         };
         let size = m.buffer(b).size;
         if start {
