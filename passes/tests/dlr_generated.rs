@@ -8,25 +8,14 @@
 
 mod common;
 
-use lattice_lir::{parse_module, Module, Phase, Target};
+use lattice_lir::{parse_module, Module, Phase};
 use lattice_passes::analysis::{bottom_levels, traffic_lower_bound};
 use lattice_passes::cpe::{refine, CpeOptions};
 use lattice_passes::dlr::{plan, DlrOptions, L0Mode, Victim};
-use lattice_passes::generate::{generate_for, GenSpec, Shape, MIN_CAPACITY};
+use lattice_passes::generate::{generate_for, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
-
-/// The contest core with every non-staging tier cut to `percent` % of its capacity.
-fn shrunk(percent: u64) -> Target {
-    let mut target = Target::contest();
-    for tier in &mut target.tiers {
-        if !tier.staging {
-            tier.capacity = (tier.capacity * percent / 100).max(MIN_CAPACITY);
-        }
-    }
-    target
-}
 
 fn scheduled(m: &Module) -> Module {
     let order = mpas_order(m, &bottom_levels(m), &MpasOptions::default()).expect("mpas orders");
@@ -92,7 +81,7 @@ proptest! {
         percent in prop_oneof![Just(100u64), Just(25), Just(8)],
         prefetch in prop_oneof![Just(0u32), Just(4), Just(64)],
     ) {
-        let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &shrunk(percent)) else {
+        let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &common::shrunk(percent)) else {
             return Ok(());
         };
         let m = scheduled(&m);

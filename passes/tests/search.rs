@@ -6,7 +6,7 @@
 
 mod common;
 
-use lattice_lir::{Module, OpId, Phase, Target};
+use lattice_lir::{Module, OpId, Phase};
 use lattice_passes::analysis::bottom_levels;
 use lattice_passes::cpe::refine;
 use lattice_passes::dlr::plan;
@@ -95,19 +95,6 @@ fn check(m: &Module, objective: Objective, budget: u64, back_end: BackEnd) {
     );
 }
 
-/// The contest core with every non-staging tier cut to `percent` % of its capacity (at least
-/// the generator's minimum), so plans must spill.
-fn shrunk(percent: u64) -> Target {
-    let mut target = Target::contest();
-    for tier in &mut target.tiers {
-        if !tier.staging {
-            tier.capacity =
-                (tier.capacity * percent / 100).max(lattice_passes::generate::MIN_CAPACITY);
-        }
-    }
-    target
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -120,7 +107,7 @@ proptest! {
         percent in prop_oneof![Just(100u64), Just(25), Just(8)],
         cpe in any::<bool>(),
     ) {
-        let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &shrunk(percent)) else {
+        let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &common::shrunk(percent)) else {
             return Ok(());
         };
         let back_end = BackEnd {

@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use lattice_lir::contest::{import_graph, ImportOptions};
-use lattice_lir::Module;
+use lattice_lir::{Module, Target};
 use lattice_passes::verify::{replay, Category, ReplayOptions};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -71,4 +71,17 @@ pub fn cases() -> Vec<Module> {
         .iter()
         .map(|(name, json)| import_graph(json, name, &ImportOptions::default()).unwrap())
         .collect()
+}
+
+/// The contest core with every non-staging tier cut to `percent` % of its capacity (at least
+/// the generator's minimum), so plans of generated workloads must spill.
+pub fn shrunk(percent: u64) -> Target {
+    let mut target = Target::contest();
+    for tier in &mut target.tiers {
+        if !tier.staging {
+            tier.capacity =
+                (tier.capacity * percent / 100).max(lattice_passes::generate::MIN_CAPACITY);
+        }
+    }
+    target
 }
