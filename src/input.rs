@@ -162,16 +162,13 @@ pub fn parse_source(
     };
     // The module's own target, with `--capacity` applied: a buffer or offset the smaller tier
     // cannot hold is then the structural verifier's located error.
-    for (tier, capacity) in &import.capacities {
-        let target = &mut module.target;
-        let Some(slot) = target.tiers.iter_mut().find(|t| &t.name == tier) else {
-            return Err(LoadError::CapacityTier {
-                tier: tier.clone(),
-                valid: target.tier_names(),
-            });
-        };
-        slot.capacity = *capacity;
-    }
+    let target = &mut module.target;
+    target
+        .set_capacities(&import.capacities)
+        .map_err(|tier| LoadError::CapacityTier {
+            tier,
+            valid: target.tier_names(),
+        })?;
     Ok(module)
 }
 

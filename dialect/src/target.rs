@@ -117,6 +117,16 @@ impl Target {
         (0..self.pipes.len()).map(PipeId::new)
     }
 
+    /// Sets the capacity of each named tier (`--capacity TIER=N`); the first name the target has
+    /// no tier for is the error, and nothing after it is applied.
+    pub fn set_capacities(&mut self, capacities: &[(String, u64)]) -> Result<(), String> {
+        for (name, capacity) in capacities {
+            let tier = self.tier_named(name).ok_or_else(|| name.clone())?;
+            self.tiers[tier.index()].capacity = *capacity;
+        }
+        Ok(())
+    }
+
     /// Comma-separated tier names, for "valid tiers are …" messages.
     pub fn tier_names(&self) -> String {
         self.tiers

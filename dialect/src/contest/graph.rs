@@ -158,15 +158,12 @@ pub fn import_graph(
 fn build_target(options: &ImportOptions) -> Result<Target, ContestError> {
     let mut target = Target::contest();
     target.l0_exclusive = options.l0_exclusive;
-    for (tier, capacity) in &options.capacities {
-        let Some(slot) = target.tiers.iter_mut().find(|t| &t.name == tier) else {
-            return Err(ContestError::UnknownCapacityTier {
-                tier: tier.clone(),
-                valid: target.tier_names(),
-            });
-        };
-        slot.capacity = *capacity;
-    }
+    target.set_capacities(&options.capacities).map_err(|tier| {
+        ContestError::UnknownCapacityTier {
+            tier,
+            valid: target.tier_names(),
+        }
+    })?;
     Ok(target)
 }
 
