@@ -39,9 +39,6 @@ pub enum LoadError {
     /// The module parsed but breaks structural invariants.
     #[error("the module is not well formed ({} problems)", .0.len())]
     Verify(Vec<VerifyError>),
-    /// The input is in a format this build cannot read.
-    #[error("{0}")]
-    Unsupported(&'static str),
     /// `--capacity` names a tier the module's target does not have.
     #[error(
         "--capacity names tier `{tier}`, which the target does not have; valid tiers: {valid}"
@@ -65,9 +62,7 @@ impl LoadError {
             LoadError::Verify(errors) => {
                 verify_diagnostics(errors, "the module is not well formed")
             }
-            LoadError::CapacityTier { .. } | LoadError::Unsupported(_) => {
-                vec![Diagnostic::error(None, self.to_string())]
-            }
+            LoadError::CapacityTier { .. } => vec![Diagnostic::error(None, self.to_string())],
         }
     }
 }
@@ -105,24 +100,15 @@ pub enum InputKind {
     },
     /// Text in a format a tool added.
     Format(InputFormat),
-    /// A format this build cannot read (`.mlir` without the MLIR bridge): why, in a sentence.
-    Unsupported(&'static str),
 }
 
 impl InputKind {
     /// `.json` files are contest graphs, files with the extension of one of `formats` are in that
-    /// format, `.mlir` without such a format is unsupported, and everything else (including `-`)
-    /// is LIR.
+    /// format, and everything else (including `-`) is LIR.
     pub fn of(path: &Path, formats: &[InputFormat]) -> Self {
         let extension = path.extension().and_then(|e| e.to_str());
         if let Some(format) = formats.iter().find(|f| Some(f.extension) == extension) {
             return InputKind::Format(*format);
-        }
-        if extension == Some("mlir") {
-            return InputKind::Unsupported(
-                "`.mlir` input needs the MLIR bridge: build the tools with `--features mlir` \
-                 (docs/mlir.md)",
-            );
         }
         if extension == Some("json") {
             let name = path
@@ -156,7 +142,6 @@ pub fn parse_source(
         InputKind::Contest { name } => {
             return import_graph(text, name, import).map_err(LoadError::Contest)
         }
-        InputKind::Unsupported(why) => return Err(LoadError::Unsupported(why)),
         InputKind::Lir => parse_module(text).map_err(LoadError::Parse)?,
         InputKind::Format(format) => (format.parse)(text).map_err(LoadError::Format)?,
     };
@@ -216,22 +201,6 @@ mod tests {
             InputKind::of(Path::new("a.hlir"), &[]),
             InputKind::Lir
         ));
-        // `.mlir` is read by the bridge's format when one is added, and refused with a sentence
-        // (not parsed as LIR) when none is.
-        let mlir = InputFormat {
-            extension: "mlir",
-            ..HEADED
-        };
-        assert!(matches!(
-            InputKind::of(Path::new("a.mlir"), &[mlir]),
-            InputKind::Format(_)
-        ));
-        let InputKind::Unsupported(why) = InputKind::of(Path::new("a.mlir"), &[]) else {
-            panic!("`.mlir` without the bridge must be refused");
-        };
-        assert!(why.contains("--features mlir"), "{why}");
-        let refused = parse_source("", &InputKind::Unsupported(why), &ImportOptions::default());
-        assert!(matches!(refused, Err(LoadError::Unsupported(_))));
     }
 
     #[test]

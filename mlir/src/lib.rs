@@ -1,5 +1,6 @@
 //! The MLIR bridge of lattice, built with the cargo feature `mlir` (it links LLVM/MLIR 22 through
-//! `melior`; without the feature this crate is empty and the default build needs no LLVM).
+//! `melior`; without the feature this crate holds only `MLIR_INPUT`, which refuses `.mlir` input
+//! and names the feature, and the default build needs no LLVM).
 //!
 //! - `dialect`: the `lattice` dialect, defined in IRDL and registered in an MLIR context at run
 //!   time, so MLIR's verifier checks lattice ops;
@@ -11,6 +12,11 @@
 //!   `PassManager`, failures reported as MLIR diagnostics.
 
 #![deny(missing_docs)]
+
+#[cfg(not(feature = "mlir"))]
+mod absent;
+#[cfg(not(feature = "mlir"))]
+pub use absent::MLIR_INPUT;
 
 #[cfg(feature = "mlir")]
 pub mod diagnostics;

@@ -8,9 +8,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    #[cfg(feature = "mlir")]
+    // Without the `mlir` feature the bridge's `.mlir` format refuses with the feature to build.
     let registry = lattice_passes::REGISTRY.with_formats(&[lattice_mlir::MLIR_INPUT]);
-    #[cfg(not(feature = "mlir"))]
-    let registry = lattice_passes::REGISTRY;
     lattice::cli::opt_main(registry)
 }
