@@ -32,6 +32,7 @@ use lattice_lir::spill;
 use lattice_lir::{BufferId, DepKind, Module, OpId, Phase};
 
 pub use pass::Dlr;
+use victim::Rule;
 
 option_enum! {
     /// Victim policy for non-staging tiers.
@@ -177,10 +178,10 @@ fn scan_and_prefetch(
     life: &lifetimes::Lifetimes,
     options: &DlrOptions,
 ) -> Result<scan::Scan, DlrError> {
+    let scan_with = |rule| scan::scan(module, life, rule, options.l0);
     let mut scan = match options.victim {
         Victim::Auto => {
-            let paper = scan::scan(module, life, Victim::Paper, options.l0)?;
-            let cost = scan::scan(module, life, Victim::Cost, options.l0)?;
+            let (paper, cost) = (scan_with(Rule::Paper)?, scan_with(Rule::Cost)?);
             let moved = |s: &scan::Scan| (s.stats.traffic, s.stats.spills);
             if moved(&cost) < moved(&paper) {
                 cost
@@ -188,7 +189,9 @@ fn scan_and_prefetch(
                 paper
             }
         }
-        victim => scan::scan(module, life, victim, options.l0)?,
+        Victim::Paper => scan_with(Rule::Paper)?,
+        Victim::Cost => scan_with(Rule::Cost)?,
+        Victim::Lru => scan_with(Rule::Lru)?,
     };
     prefetch::prefetch(module, &mut scan, options.prefetch);
     Ok(scan)

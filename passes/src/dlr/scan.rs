@@ -27,7 +27,7 @@
 use super::free_list::FreeList;
 use super::lifetimes::{operands, Lifetimes};
 use super::victim::{compare, Candidate, Rule};
-use super::{DlrError, DlrErrorKind, DlrStats, L0Mode, Victim};
+use super::{DlrError, DlrErrorKind, DlrStats, L0Mode};
 use lattice_lir::spill::PlanStep;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 use std::collections::BTreeSet;
@@ -70,7 +70,8 @@ struct Tier {
 struct Scanner<'a> {
     m: &'a Module,
     life: &'a Lifetimes,
-    victim: Victim,
+    /// The victim ranking of the non-staging tiers (staging tiers always flush eagerly).
+    rule: Rule,
     l0: L0Mode,
     tiers: Vec<Tier>,
     state: Vec<State>,
@@ -83,19 +84,14 @@ struct Scanner<'a> {
     out: Scan,
 }
 
-/// Runs the scan over `life.order` with one victim key (not `auto`, which the caller resolves
-/// by scanning twice) and one staging placement.
-pub(crate) fn scan(
-    m: &Module,
-    life: &Lifetimes,
-    victim: Victim,
-    l0: L0Mode,
-) -> Result<Scan, DlrError> {
+/// Runs the scan over `life.order` with `rule` ranking the victims of non-staging tiers (one
+/// key: `victim=auto` is resolved by the caller, which scans twice) and one staging placement.
+pub(crate) fn scan(m: &Module, life: &Lifetimes, rule: Rule, l0: L0Mode) -> Result<Scan, DlrError> {
     let nb = m.buffers.len();
     let mut s = Scanner {
         m,
         life,
-        victim,
+        rule,
         l0,
         tiers: m
             .target
@@ -259,12 +255,7 @@ impl Scanner<'_> {
         let buf = self.m.buffer(b);
         let (tier, size) = (buf.tier.index(), buf.size);
         let staging = self.m.target.tiers[tier].staging;
-        let rule = match (staging, self.victim) {
-            (true, _) => Rule::Staging,
-            (false, Victim::Paper | Victim::Auto) => Rule::Paper,
-            (false, Victim::Cost) => Rule::Cost,
-            (false, Victim::Lru) => Rule::Lru,
-        };
+        let rule = if staging { Rule::Staging } else { self.rule };
         if size == 0 {
             // Takes no bytes, so it never needs room (nor evicts anything).
             self.occupy(b, 0);
