@@ -84,37 +84,24 @@ impl Destination {
         !matches!(self, Destination::File(_))
     }
 
-    /// Writes `bytes` here directly (not for [`Destination::File`], which is staged).
-    fn write_in_place(&self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            Destination::Stdout => {
-                let mut out = io::stdout().lock();
-                out.write_all(bytes).and_then(|()| out.flush())
-            }
-            Destination::Stderr => {
-                let mut out = io::stderr().lock();
-                out.write_all(bytes).and_then(|()| out.flush())
-            }
-            Destination::InPlace(path) | Destination::File(path) => {
-                let mut out = fs::OpenOptions::new().write(true).open(path)?;
-                out.write_all(bytes).and_then(|()| out.flush())
-            }
-        }
+    /// Writes `bytes` here directly; `None` for a [`Destination::File`], which is staged.
+    fn write_in_place(&self, bytes: &[u8]) -> Option<io::Result<()>> {
+        let write = |out: &mut dyn Write| out.write_all(bytes).and_then(|()| out.flush());
+        Some(match self {
+            Destination::Stdout => write(&mut io::stdout().lock()),
+            Destination::Stderr => write(&mut io::stderr().lock()),
+            Destination::InPlace(path) => fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|mut out| write(&mut out)),
+            Destination::File(_) => return None,
+        })
     }
 }
 
 /// Writes `bytes` to `path` atomically, or to standard output for `-` (see the module header).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    let destination = Destination::of(path);
-    let Destination::File(file) = &destination else {
-        return destination.write_in_place(bytes).map_err(located(path));
-    };
-    let tmp = staging_path(file)?;
-    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, file));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(located(path))
+    write_all_or_nothing(&[(path, bytes)])
 }
 
 impl IoError {
@@ -196,11 +183,9 @@ pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
         }
     }
     for (&(path, bytes), destination) in writes.iter().zip(&destinations) {
-        if destination.in_place() {
-            if let Err(e) = destination.write_in_place(bytes) {
-                discard(&staged);
-                return Err(located(path)(e));
-            }
+        if let Some(Err(e)) = destination.write_in_place(bytes) {
+            discard(&staged);
+            return Err(located(path)(e));
         }
     }
     for (i, (tmp, file, path)) in staged.iter().enumerate() {
