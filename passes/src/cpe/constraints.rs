@@ -1,5 +1,5 @@
 //! What every σ CPE emits must keep, as one graph: G_fixed (every dependency of the plan, timed)
-//! plus two kinds of order-only edge, which bind σ but delay nothing in time:
+//! plus three kinds of order-only edge, which bind σ but delay nothing in time:
 //!
 //! - **residency containment**: each residency's start (ALLOC or SPILL_IN) → every use inside
 //!   it → its end (SPILL_OUT or FREE), as Freeze places them, so every use stays in the same

@@ -5,7 +5,8 @@
 //! adjacent (a release merges with both neighbours), and lie in `[0, capacity)`; both indexes hold
 //! the same holes. Best fit is the paper's lexicographic `argmin (ℓ − s, o)` over holes with
 //! `ℓ ≥ s`, which is exactly the first `(ℓ, o) ≥ (s, 0)` in the length index; the block is placed
-//! at the hole's start. Every operation is O(log H) for H holes.
+//! at the hole's start. Every operation is O(log H) for H holes, but best fit away from a range
+//! (`l0=double`, on staging tiers with a handful of holes), which walks the holes: O(H).
 
 use std::collections::{BTreeMap, BTreeSet};
 
