@@ -18,7 +18,7 @@ use clap::{ArgGroup, CommandFactory, Parser};
 #[cfg(feature = "mlir")]
 use lattice::diagnostic::render_all;
 use lattice::input::parse_capacity;
-use lattice::io::{read_text, write_all_or_nothing, write_atomic};
+use lattice::io::{read_text, same_destination, write_all_or_nothing, write_atomic};
 use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
 };
@@ -168,16 +168,11 @@ fn write(path: &Path, text: &str) -> Result<(), Failure> {
 
 /// Refuses an output that is one of the inputs.
 fn check_not_input(output: &Path, inputs: &[&Path]) {
-    let Ok(out) = output.canonicalize() else {
-        return;
-    };
-    for input in inputs {
-        if input.canonicalize().is_ok_and(|i| i == out) {
-            usage(&format!(
-                "the output {} is also an input; refusing to overwrite it",
-                output.display()
-            ));
-        }
+    if inputs.iter().any(|input| same_destination(output, input)) {
+        usage(&format!(
+            "the output {} is also an input; refusing to overwrite it",
+            output.display()
+        ));
     }
 }
 
