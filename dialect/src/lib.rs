@@ -11,6 +11,7 @@ pub mod contest;
 pub mod cycle;
 pub mod diag;
 pub mod ids;
+mod lifecycle;
 pub mod module;
 pub mod parser;
 pub mod plan_deps;

@@ -7,7 +7,10 @@
 //! 4. every dependency precedes its user in σ; when one does not and the dependencies form a
 //!    cycle, the cycle is reported instead;
 //! 5. every buffer has exactly one ALLOC and one FREE, ALLOC first, and every op that names the
-//!    buffer lies between them;
+//!    buffer lies between them in σ and depends on the ALLOC, and the FREE depends on every such
+//!    op, directly or through other ops (see the `lifecycle` module for why these paths are
+//!    demanded rather than derived); a buffer is declared `backed` exactly when some `COPY_IN`
+//!    names it (DESIGN §1.3: only then does DDR hold a copy, which decides what a spill costs);
 //! 6. every buffer fits its tier, and the sums every metric is bounded by (the ops' cycles, the
 //!    buffers' sizes, the cost of spilling a full tier) fit in 64 bits, so no metric is clamped;
 //! 7. phase invariants: before `planned`, no offsets, spill ops or spill/reuse dependencies; from
@@ -16,11 +19,15 @@
 //!    SPILL_OUT, SPILL_IN inside its lifetime.
 //!
 //! This is structure only. Whether a plan is *valid* (addresses disjoint, uses resident, timing)
-//! is the independent replay's job (the `verify` pass). Complexity: O(V + E + B).
+//! is the independent replay's job (the `verify` pass). The rule this keeps: every module this
+//! verifier accepts is one the pipeline can plan validly, or the pass that cannot fails with a
+//! located error naming the defect. Complexity: O(V + E + B), plus the lifecycle walks of
+//! the `lifecycle` module for lifecycle dependencies that are not direct edges.
 
 use crate::cycle::find_cycle;
 use crate::diag::{Loc, Located};
 use crate::ids::{BufferId, OpId};
+use crate::lifecycle::{missing_lifecycle_deps, Missing};
 use crate::module::{DepKind, Module, OpKind, Phase};
 use std::collections::HashMap;
 use std::fmt;
@@ -112,6 +119,48 @@ pub enum VerifyErrorKind {
         alloc: u32,
         /// Its FREE.
         free: u32,
+    },
+    /// An op names a buffer without depending on the buffer's ALLOC.
+    #[error("op %{op} uses buffer @b{buffer} but does not depend on its ALLOC %{alloc}, directly or through other ops, so it could run before the buffer exists; add the dependency %{alloc} -> %{op}")]
+    UseNotAfterAlloc {
+        /// The op.
+        op: u32,
+        /// The buffer.
+        buffer: u32,
+        /// Its ALLOC.
+        alloc: u32,
+    },
+    /// A buffer's FREE does not depend on an op that names the buffer.
+    #[error("the FREE %{free} of buffer @b{buffer} does not depend on %{op}, which uses the buffer, directly or through other ops, so the buffer could be freed while %{op} runs; add the dependency %{op} -> %{free}")]
+    FreeNotAfterUse {
+        /// The FREE.
+        free: u32,
+        /// The buffer.
+        buffer: u32,
+        /// The op naming the buffer.
+        op: u32,
+    },
+    /// A buffer's FREE does not depend on its ALLOC.
+    #[error("the FREE %{free} of buffer @b{buffer} does not depend on its ALLOC %{alloc}, directly or through other ops; add the dependency %{alloc} -> %{free}")]
+    FreeNotAfterAlloc {
+        /// The FREE.
+        free: u32,
+        /// The buffer.
+        buffer: u32,
+        /// Its ALLOC.
+        alloc: u32,
+    },
+    /// A buffer's `backed` flag disagrees with whether a COPY_IN names it.
+    #[error("{}", if *declared {
+        format!("buffer @b{buffer} is declared `backed`, but no COPY_IN names it, so DDR holds no copy; drop `backed`")
+    } else {
+        format!("buffer @b{buffer} is named by a COPY_IN, so DDR holds a copy, but it is not declared `backed`; add `backed`")
+    })]
+    BackedMismatch {
+        /// The buffer.
+        buffer: u32,
+        /// Whether it is declared backed.
+        declared: bool,
     },
     /// A buffer is larger than its tier.
     #[error("buffer @b{buffer} needs {size} bytes but tier {tier} holds {capacity}")]
@@ -238,7 +287,13 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
         v.names();
         let pos = module.schedule_positions();
         v.order(&pos);
-        v.lifetimes(&pos);
+        let spans = v.lifetimes(&pos);
+        if v.errors.is_empty() {
+            // σ is now a topological order with every use inside its buffer's span, which the
+            // lifecycle walks rely on.
+            v.lifecycle_deps(&pos, &spans);
+        }
+        v.backing();
         v.sizes();
         v.totals();
         v.phase();
@@ -372,7 +427,9 @@ impl Verifier<'_> {
         }
     }
 
-    fn lifetimes(&mut self, pos: &[usize]) {
+    /// Checks lifetimes in σ; returns each buffer's (ALLOC, FREE) when it has exactly one of each,
+    /// in that order.
+    fn lifetimes(&mut self, pos: &[usize]) -> Vec<Option<(OpId, OpId)>> {
         let m = self.m;
         let mut allocs: Vec<Vec<OpId>> = vec![Vec::new(); m.buffers.len()];
         let mut frees: Vec<Vec<OpId>> = vec![Vec::new(); m.buffers.len()];
@@ -433,6 +490,70 @@ impl Verifier<'_> {
                     };
                     self.at_op(id, kind);
                 }
+            }
+        }
+        spans
+    }
+
+    fn lifecycle_deps(&mut self, pos: &[usize], spans: &[Option<(OpId, OpId)>]) {
+        let m = self.m;
+        for missing in missing_lifecycle_deps(m, pos, spans) {
+            let (at, kind) = match missing {
+                Missing::UseAfterAlloc { op, buffer, alloc } => (
+                    op,
+                    VerifyErrorKind::UseNotAfterAlloc {
+                        op: m.op(op).name,
+                        buffer: m.buffer(buffer).name,
+                        alloc: m.op(alloc).name,
+                    },
+                ),
+                Missing::FreeAfterUse { op, buffer, free } => {
+                    let (free_name, buffer) = (m.op(free).name, m.buffer(buffer).name);
+                    let kind = if matches!(m.op(op).kind, OpKind::Alloc { .. }) {
+                        VerifyErrorKind::FreeNotAfterAlloc {
+                            free: free_name,
+                            buffer,
+                            alloc: m.op(op).name,
+                        }
+                    } else {
+                        VerifyErrorKind::FreeNotAfterUse {
+                            free: free_name,
+                            buffer,
+                            op: m.op(op).name,
+                        }
+                    };
+                    (free, kind)
+                }
+            };
+            self.at_op(at, kind);
+        }
+    }
+
+    /// `backed` must say whether DDR holds a copy, which is what a COPY_IN naming the buffer
+    /// means; the spill cost of every plan depends on it.
+    fn backing(&mut self) {
+        let m = self.m;
+        let mut copied_in = vec![false; m.buffers.len()];
+        for op in &m.ops {
+            if let OpKind::Compute {
+                opcode, operands, ..
+            } = &op.kind
+            {
+                if opcode == "COPY_IN" {
+                    for b in operands {
+                        copied_in[b.index()] = true;
+                    }
+                }
+            }
+        }
+        for b in m.buffer_ids() {
+            let buffer = m.buffer(b);
+            if buffer.backed != copied_in[b.index()] {
+                let kind = VerifyErrorKind::BackedMismatch {
+                    buffer: buffer.name,
+                    declared: buffer.backed,
+                };
+                self.at_buffer(b, kind);
             }
         }
     }

@@ -110,7 +110,7 @@ fn l0_turns_against_the_dependencies_stop_with_the_cycle_named() {
 fn every_policy_keeps_l0_exclusive_when_the_input_frees_at_the_end() {
     // Two tiles accumulating into one L0C-like buffer, contest style: every FREE at the end.
     let m = module(
-        "buffer @b0 : L1[64]
+        "buffer @b0 : L1[64] backed
          buffer @b1 : L0A[32]
          buffer @b2 : L0A[32]
          buffer @b3 : L1[16]

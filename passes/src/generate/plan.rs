@@ -184,9 +184,9 @@ mod tests {
         let spilled = parse_module(&format!(
             "{}  buffer @b0 : UB[8]
   %0 = alloc @b0 at 0
-  %1 = spill_out @b0 MTE3 166
-  %2 = spill_in @b0 at 0 MTE2 166
-  %3 = free @b0
+  %1 = spill_out @b0 MTE3 166 after(%0 spill)
+  %2 = spill_in @b0 at 0 MTE2 166 after(%1 spill)
+  %3 = free @b0 after(%2 spill)
 }}
 ",
             HEAD.replace("parsed", "planned")
