@@ -79,12 +79,12 @@ pub struct Buffer {
 
 impl Buffer {
     /// Extra DDR bytes one spill of this buffer moves (DESIGN §1.3): the reload only when it is
-    /// backed, else the writeback too.
-    pub fn spill_traffic(&self) -> u64 {
+    /// backed, else the writeback too; `None` when that exceeds 2⁶⁴−1.
+    pub fn spill_traffic(&self) -> Option<u64> {
         if self.backed {
-            self.size
+            Some(self.size)
         } else {
-            self.size.saturating_mul(2)
+            self.size.checked_mul(2)
         }
     }
 }
@@ -307,6 +307,19 @@ impl Module {
     /// Number of ops of the input DAG (everything but spill events): the contest's N.
     pub fn original_op_count(&self) -> usize {
         self.ops.iter().filter(|op| !op.kind.is_spill()).count()
+    }
+
+    /// The extra DDR traffic of the plan (DESIGN §1.3): the sum over SPILL_OUTs of their buffer's
+    /// [`Buffer::spill_traffic`], or `None` when it exceeds 2⁶⁴−1 bytes, which no metric may clamp.
+    pub fn spill_traffic_total(&self) -> Option<u64> {
+        self.schedule
+            .iter()
+            .try_fold(0u64, |sum, &id| match self.op(id).kind {
+                OpKind::SpillOut { buffer, .. } => {
+                    sum.checked_add(self.buffer(buffer).spill_traffic()?)
+                }
+                _ => Some(sum),
+            })
     }
 
     /// Number of dependencies over all ops.

@@ -62,10 +62,16 @@ pub enum PlanStep {
     In(usize),
 }
 
-/// A plan with so many spills that their contest ids no longer fit a `u32` name.
+/// A plan [`materialize`] cannot write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("too many spills: their ids do not fit a 32-bit name")]
-pub struct TooManySpills;
+pub enum MaterializeError {
+    /// So many spills that their contest ids no longer fit a `u32` name.
+    #[error("too many spills to name them with 32-bit ids")]
+    TooManySpills,
+    /// Spills moving more than 2⁶⁴−1 bytes, a traffic no metric could report unclamped.
+    #[error("the plan's spills move more than 2^64-1 bytes between DDR and the chip, so its traffic could not be reported")]
+    TrafficOverflow,
+}
 
 /// `module` with its plan bound: ALLOC offsets from `alloc_offsets` (by buffer), the spill ops of
 /// `spills` (buffer and reload offset, in spill order) named N+2k / N+2k+1 — N the contest's node
@@ -76,7 +82,7 @@ pub fn materialize(
     alloc_offsets: &[u64],
     spills: &[(BufferId, u64)],
     steps: &[PlanStep],
-) -> Result<Module, TooManySpills> {
+) -> Result<Module, MaterializeError> {
     let mut out = module.clone();
     for op in &mut out.ops {
         if let OpKind::Alloc { buffer, offset } = &mut op.kind {
@@ -90,7 +96,7 @@ pub fn materialize(
         .max()
         .unwrap_or(0)
         .max(out.original_op_count() as u64);
-    let name = |id: u64| u32::try_from(id).map_err(|_| TooManySpills);
+    let name = |id: u64| u32::try_from(id).map_err(|_| MaterializeError::TooManySpills);
     let mut ids = Vec::with_capacity(spills.len());
     for (k, &(buffer, reload_offset)) in spills.iter().enumerate() {
         let base = n + 2 * k as u64;
@@ -105,6 +111,9 @@ pub fn materialize(
             PlanStep::In(k) => ids[k].1,
         })
         .collect();
+    if out.spill_traffic_total().is_none() {
+        return Err(MaterializeError::TrafficOverflow);
+    }
     out.phase = Phase::Planned;
     derive_plan_deps(&mut out);
     Ok(out)

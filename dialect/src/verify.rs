@@ -12,7 +12,8 @@
 //!    demanded rather than derived); a buffer is declared `backed` exactly when some `COPY_IN`
 //!    names it (DESIGN §1.3: only then does DDR hold a copy, which decides what a spill costs);
 //! 6. every buffer fits its tier, and the sums every metric is bounded by (the ops' cycles, the
-//!    buffers' sizes, the cost of spilling a full tier) fit in 64 bits, so no metric is clamped;
+//!    buffers' sizes, the spills' traffic, the cost of spilling a full tier) fit in 64 bits, so
+//!    no metric is clamped;
 //! 7. phase invariants: before `planned`, no offsets, spill ops or spill/reuse dependencies; from
 //!    `planned` on, every ALLOC and SPILL_IN has an offset whose range fits the tier, spill ops run
 //!    on the target's spill pipes at the target's cost, and each buffer's spills alternate
@@ -186,6 +187,12 @@ pub enum VerifyErrorKind {
     ByteOverflow {
         /// The buffer at which the running sum overflows.
         buffer: u32,
+    },
+    /// The plan's spills move more than 2⁶⁴−1 bytes, so its traffic could not be reported.
+    #[error("the spills up to %{op} move more than 2^64-1 bytes between DDR and the chip, so the plan's traffic could not be reported")]
+    TrafficOverflow {
+        /// The SPILL_OUT at which the running sum overflows (σ order).
+        op: u32,
     },
     /// A spill of a buffer filling the tier would cost more than 2⁶⁴−1 cycles.
     #[error("a spill of {capacity} bytes of {tier} would cost more than 2^64-1 cycles under spill_cost = {base} + {per_byte} * size")]
@@ -599,6 +606,21 @@ impl Verifier<'_> {
                 break;
             };
             bytes = sum;
+        }
+        let mut traffic = 0u64;
+        for &id in &m.schedule {
+            if let OpKind::SpillOut { buffer, .. } = m.op(id).kind {
+                let sum = m
+                    .buffer(buffer)
+                    .spill_traffic()
+                    .and_then(|t| traffic.checked_add(t));
+                let Some(sum) = sum else {
+                    let op = m.op(id).name;
+                    self.at_op(id, VerifyErrorKind::TrafficOverflow { op });
+                    break;
+                };
+                traffic = sum;
+            }
         }
         let cost = m.target.spill_cost;
         for tier in &m.target.tiers {

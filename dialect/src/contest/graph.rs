@@ -10,6 +10,7 @@
 //! [`verify_module`]. Complexity: O(text + (V + E) log V).
 
 use super::locate::{element_offsets, loc_of, ElementOffsets};
+use super::range::out_of_range;
 use super::{ContestError, NodeRef};
 use crate::cycle::find_cycle;
 use crate::diag::Loc;
@@ -203,6 +204,11 @@ fn serde_error(json: &str, e: &serde_json::Error) -> ContestError {
             line[..end].chars().count()
         });
     let loc = Loc::new(e.line().max(1), col.max(1));
+    if e.classify() == serde_json::error::Category::Data {
+        if let Some(error) = out_of_range(json, &message, e.line(), e.column()) {
+            return error;
+        }
+    }
     match e.classify() {
         serde_json::error::Category::Data => ContestError::Shape { loc, message },
         _ => ContestError::Syntax { loc, message },
@@ -812,7 +818,17 @@ mod tests {
         let e = err(&base(Some(("\"Cycles\": 5", "\"Cycle\": 5")), EDGES));
         assert!(e.to_string().contains("unknown field `Cycle`"), "{e}");
         let e = err(r#"{"Nodes": [], "Edges": [[0, -1]]}"#);
-        assert!(matches!(e, ContestError::Shape { .. }), "{e}");
+        assert_eq!(e.to_string(), "edge #0: -1 is not an integer in 0..=4294967295");
+        let e = err(&base(Some(("\"Size\": 128", "\"Size\": 1e30")), EDGES));
+        assert!(
+            matches!(e, ContestError::NumberOutOfRange { loc, .. } if loc.line == 3),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("field `Size`: 1e30 is not an integer in 0..=18446744073709551615"),
+            "{e}"
+        );
         let e = err("{\"Nodes\": [{\"Id\": 0, \"Op\": \"é\u{1F600}\" ]}");
         assert!(
             matches!(e, ContestError::Syntax { loc, .. } if loc.col == 33),

@@ -11,6 +11,7 @@
 mod export;
 mod graph;
 mod locate;
+mod range;
 mod solution;
 
 pub use export::{export_trio, Trio};
@@ -58,6 +59,18 @@ pub enum ContestError {
         loc: Loc,
         /// serde's description of the mismatch.
         message: String,
+    },
+    /// A number that does not fit its field's integer type.
+    #[error("{place}: {text} is not an integer in {range}")]
+    NumberOutOfRange {
+        /// Where the number is written.
+        loc: Loc,
+        /// The node and field, or the edge, holding it.
+        place: String,
+        /// The number as written.
+        text: String,
+        /// The field's range.
+        range: &'static str,
     },
     /// A capacity override names a tier the target does not have.
     #[error("capacity override names unknown tier \"{tier}\"; valid tiers: {valid}")]
@@ -462,6 +475,7 @@ impl Located for ContestError {
         match self {
             ContestError::Syntax { loc, .. }
             | ContestError::Shape { loc, .. }
+            | ContestError::NumberOutOfRange { loc, .. }
             | ContestError::MalformedLine { loc, .. }
             | ContestError::UnknownId { loc, .. }
             | ContestError::DuplicateScheduleId { loc, .. }

@@ -106,7 +106,8 @@ pub fn traffic_lower_bound(module: &Module) -> Result<TrafficBound, TrafficBound
                     gaps[t].push(Gap {
                         rows: prev + 1..row,
                         size: buf.size,
-                        traffic: buf.spill_traffic(),
+                        // An LP weight: a spill too large to count is the costliest.
+                        traffic: buf.spill_traffic().unwrap_or(u64::MAX),
                     });
                 }
             }

@@ -141,9 +141,9 @@ pub enum IlpErrorKind {
         /// The solver's message.
         message: String,
     },
-    /// Spill names would not fit 32 bits.
-    #[error("too many spills to name them with 32-bit ids")]
-    TooManySpills,
+    /// The plan cannot be written: too many spills to name, or traffic past 2⁶⁴−1 bytes.
+    #[error("{0}")]
+    Materialize(spill::MaterializeError),
 }
 
 /// An exact-placement failure, at the window's first op when there is one.
@@ -274,12 +274,11 @@ pub fn place_ilp(
         )?);
     }
     let (spills, events) = merge(module, &plans, &mut stats.place);
-    let out = spill::materialize(module, &alloc_offsets, &spills, &events).map_err(
-        |spill::TooManySpills| IlpError {
+    let out =
+        spill::materialize(module, &alloc_offsets, &spills, &events).map_err(|e| IlpError {
             op: None,
-            kind: IlpErrorKind::TooManySpills,
-        },
-    )?;
+            kind: IlpErrorKind::Materialize(e),
+        })?;
     Ok((out, stats))
 }
 
@@ -318,7 +317,8 @@ fn lifetimes(module: &Module, tier: usize, align: u64) -> (Vec<usize>, Vec<Life>
                     named: Vec::new(),
                     units: buf.size.div_ceil(align) as i64,
                     top: (capacity.saturating_sub(buf.size) / align) as i64,
-                    cost: buf.spill_traffic(),
+                    // An objective weight: a spill too large to count is the costliest.
+                    cost: buf.spill_traffic().unwrap_or(u64::MAX),
                 });
                 lives.len() - 1
             });

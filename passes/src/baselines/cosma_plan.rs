@@ -52,9 +52,9 @@ pub enum PlaceErrorKind {
         /// The tier's capacity.
         capacity: u64,
     },
-    /// Spill names would not fit 32 bits.
-    #[error("too many spills to name them with 32-bit ids")]
-    TooManySpills,
+    /// The plan cannot be written: too many spills to name, or traffic past 2⁶⁴−1 bytes.
+    #[error("{0}")]
+    Materialize(spill::MaterializeError),
 }
 
 /// A placement failure, at the op being served when there is one.
@@ -94,7 +94,10 @@ impl PlaceStats {
     pub(super) fn count_spill(&mut self, buffer: &lattice_lir::Buffer) {
         self.spills += 1;
         self.drops += u64::from(buffer.backed);
-        self.traffic += buffer.spill_traffic();
+        // A sum past 2^64-1 stays at the top here; `materialize` refuses such a plan.
+        self.traffic = self
+            .traffic
+            .saturating_add(buffer.spill_traffic().unwrap_or(u64::MAX));
     }
 }
 
@@ -173,7 +176,8 @@ impl<'m> Space<'m> {
     /// Bytes of DDR traffic evicting `c` costs: its writeback (none when backed, DESIGN §1.3)
     /// plus the retrieve it will need.
     pub(super) fn eviction_cost(&self, c: BufferId) -> u64 {
-        self.m.buffer(c).spill_traffic()
+        // A ranking key: a spill too large to count is the costliest.
+        self.m.buffer(c).spill_traffic().unwrap_or(u64::MAX)
     }
 
     /// The smallest (aligned) hole of `residents` (a tier of `capacity` bytes) holding `size`
@@ -537,12 +541,13 @@ impl Placer<'_> {
     /// The planned module: offsets, spill ops named N+2k / N+2k+1, σ, derived dependencies.
     fn finish(self) -> Result<(Module, PlaceStats), PlaceError> {
         let offsets: Vec<u64> = self.alloc_offsets.iter().map(|o| o.unwrap_or(0)).collect();
-        let out = spill::materialize(self.m, &offsets, &self.spills, &self.events).map_err(
-            |spill::TooManySpills| PlaceError {
-                op: None,
-                kind: PlaceErrorKind::TooManySpills,
-            },
-        )?;
+        let out =
+            spill::materialize(self.m, &offsets, &self.spills, &self.events).map_err(|e| {
+                PlaceError {
+                    op: None,
+                    kind: PlaceErrorKind::Materialize(e),
+                }
+            })?;
         Ok((out, self.stats))
     }
 }

@@ -142,9 +142,9 @@ pub enum DlrErrorKind {
         /// The tier.
         tier: String,
     },
-    /// Spill names would not fit 32 bits.
-    #[error("too many spills to name them with 32-bit ids")]
-    TooManySpills,
+    /// The plan cannot be written: too many spills to name, or traffic past 2⁶⁴−1 bytes.
+    #[error("{0}")]
+    Materialize(spill::MaterializeError),
 }
 
 /// A planning failure, at the op it concerns when there is one.
@@ -217,12 +217,13 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
         .iter()
         .map(|s| (s.buffer, s.reload_offset))
         .collect();
-    let out = spill::materialize(module, &scan.alloc_offsets, &spills, &scan.events).map_err(
-        |spill::TooManySpills| DlrError {
-            op: None,
-            kind: DlrErrorKind::TooManySpills,
-        },
-    )?;
+    let out =
+        spill::materialize(module, &scan.alloc_offsets, &spills, &scan.events).map_err(|e| {
+            DlrError {
+                op: None,
+                kind: DlrErrorKind::Materialize(e),
+            }
+        })?;
     let mut stats = scan.stats;
     stats.reuse_edges = out
         .ops

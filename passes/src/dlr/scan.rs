@@ -389,6 +389,9 @@ impl Scanner<'_> {
         let stats = &mut self.out.stats;
         stats.spills += 1;
         stats.drops += u64::from(buf.backed);
-        stats.traffic += buf.spill_traffic();
+        // A sum past 2^64-1 stays at the top here; `materialize` refuses such a plan.
+        stats.traffic = stats
+            .traffic
+            .saturating_add(buf.spill_traffic().unwrap_or(u64::MAX));
     }
 }
