@@ -19,6 +19,11 @@ pub trait OptionType: Sized {
     fn parse_option(text: &str) -> Result<Self, String>;
     /// The canonical text of the value; `parse_option` reads it back to an equal value.
     fn print_option(&self) -> String;
+    /// The value as a count, for types an option's `#[range(lo..=hi)]` can bound; `None` for
+    /// values no range applies to (flags, names, `auto`).
+    fn magnitude(&self) -> Option<u64> {
+        None
+    }
 }
 
 macro_rules! unsigned_option {
@@ -36,6 +41,9 @@ macro_rules! unsigned_option {
             }
             fn print_option(&self) -> String {
                 self.to_string()
+            }
+            fn magnitude(&self) -> Option<u64> {
+                u64::try_from(*self).ok()
             }
         }
     )*};
@@ -56,6 +64,9 @@ macro_rules! positive_option {
             }
             fn print_option(&self) -> String {
                 self.to_string()
+            }
+            fn magnitude(&self) -> Option<u64> {
+                Some(u64::from(self.get()))
             }
         }
     )*};
@@ -190,6 +201,45 @@ pub fn canonicalize<T: OptionType>(text: &str) -> Result<String, String> {
     T::parse_option(text).map(|v| v.print_option())
 }
 
+/// Parses `text` as a `T` inside `range` (inclusive bounds, when the option declares one).
+pub fn parse_in<T: OptionType>(text: &str, range: Option<(u64, u64)>) -> Result<T, String> {
+    let value = T::parse_option(text)?;
+    if let (Some((lo, hi)), Some(m)) = (range, value.magnitude()) {
+        if m < lo || m > hi {
+            return Err(format!("`{text}` is outside the valid range {lo}..={hi}"));
+        }
+    }
+    Ok(value)
+}
+
+/// [`canonicalize`] for an option with a declared range.
+pub fn canonicalize_in<T: OptionType>(
+    text: &str,
+    range: Option<(u64, u64)>,
+) -> Result<String, String> {
+    parse_in::<T>(text, range).map(|v| v.print_option())
+}
+
+/// The words `--list-passes` and the pass table use for an option's type and range.
+pub fn type_in(type_name: String, range: Option<(u64, u64)>) -> String {
+    match range {
+        Some((lo, hi)) => format!("{type_name} in {lo}..={hi}"),
+        None => type_name,
+    }
+}
+
+/// The range an option declares, as the `pass_options!` expansion passes it on.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __option_range {
+    () => {
+        None
+    };
+    ($lo:literal, $hi:literal) => {
+        Some(($lo, $hi))
+    };
+}
+
 /// Declares a pass's options struct with defaults and docs, e.g.
 ///
 /// ```
@@ -197,16 +247,25 @@ pub fn canonicalize<T: OptionType>(text: &str) -> Result<String, String> {
 ///     /// Options of a search pass.
 ///     pub struct SearchOptions {
 ///         /// Rounds of local search.
+///         #[range(0..=64)]
 ///         passes: u32 = 2,
 ///     }
 /// }
 /// ```
+///
+/// A count option may declare its valid range with `#[range(lo..=hi)]` after its doc line: a
+/// value outside it is refused when the pipeline is parsed, with the range in the message, and
+/// `--list-passes` shows it.
 #[macro_export]
 macro_rules! pass_options {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
-            $( #[doc = $doc:literal] $field:ident : $ty:ty = $default:expr ),* $(,)?
+            $(
+                #[doc = $doc:literal]
+                $( #[range($lo:literal ..= $hi:literal)] )?
+                $field:ident : $ty:ty = $default:expr
+            ),* $(,)?
         }
     ) => {
         $(#[$meta])*
@@ -225,9 +284,17 @@ macro_rules! pass_options {
                     $crate::options::OptionInfo {
                         name: $crate::options::kebab(stringify!($field)),
                         summary: $doc.trim().to_string(),
-                        type_name: <$ty as $crate::options::OptionType>::describe(),
+                        type_name: $crate::options::type_in(
+                            <$ty as $crate::options::OptionType>::describe(),
+                            $crate::__option_range!($($lo, $hi)?),
+                        ),
                         default: <$ty as $crate::options::OptionType>::print_option(&$default),
-                        canonicalize: $crate::options::canonicalize::<$ty>,
+                        canonicalize: |text| {
+                            $crate::options::canonicalize_in::<$ty>(
+                                text,
+                                $crate::__option_range!($($lo, $hi)?),
+                            )
+                        },
                     }
                 ),*]
             }
@@ -238,7 +305,10 @@ macro_rules! pass_options {
                 for (key, value) in pairs {
                     $(
                         if *key == $crate::options::kebab(stringify!($field)) {
-                            options.$field = <$ty as $crate::options::OptionType>::parse_option(value)?;
+                            options.$field = $crate::options::parse_in::<$ty>(
+                                value,
+                                $crate::__option_range!($($lo, $hi)?),
+                            )?;
                             continue;
                         }
                     )*
@@ -291,6 +361,7 @@ mod tests {
         /// Test options.
         struct Opts {
             /// Rounds.
+            #[range(1..=64)]
             max_rounds: u32 = 2,
             /// Policy.
             policy: Policy = Policy::Cost,
@@ -311,6 +382,21 @@ mod tests {
         assert_eq!(canonicalize::<bool>("1").unwrap(), "true");
         assert_eq!(quote_if_needed("a \"b\""), r#""a \"b\"""#);
         assert_eq!(quote_if_needed(""), r#""""#);
+    }
+
+    #[test]
+    fn a_declared_range_refuses_values_outside_it_and_is_shown() {
+        let info = &Opts::infos()[0];
+        assert_eq!(info.type_name, "unsigned integer in 1..=64");
+        assert_eq!((info.canonicalize)("064").unwrap(), "64");
+        assert_eq!(
+            (info.canonicalize)("65").unwrap_err(),
+            "`65` is outside the valid range 1..=64"
+        );
+        let zero = Opts::from_pairs(&[("max-rounds".into(), "0".into())]).unwrap_err();
+        assert_eq!(zero, "`0` is outside the valid range 1..=64");
+        // Types a range does not apply to keep their own check.
+        assert_eq!(Opts::infos()[2].type_name, "bool");
     }
 
     #[test]

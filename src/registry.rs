@@ -162,7 +162,8 @@ impl Registry {
         out
     }
 
-    /// The manual's pass table (Markdown, docs/lattice-opt.md), real passes first.
+    /// The manual's pass table (Markdown, docs/lattice-opt.md), real passes first; each option with
+    /// its default, its type and valid range, and its summary.
     pub fn markdown_table(&self) -> String {
         let mut out = String::from("| Pass | What it does | Options (default) |\n|---|---|---|\n");
         let mut ordered: Vec<_> = self.passes.iter().filter(|p| !p.is_test()).collect();
@@ -170,7 +171,10 @@ impl Registry {
         for pass in ordered {
             let options: Vec<String> = (pass.options)()
                 .iter()
-                .map(|o| format!("`{}={}` {}", o.name, quote_if_needed(&o.default), o.summary))
+                .map(|o| {
+                    let default = quote_if_needed(&o.default);
+                    format!("`{}={default}` ({}) {}", o.name, o.type_name, o.summary)
+                })
                 .collect();
             let options = if options.is_empty() {
                 "—".to_string()

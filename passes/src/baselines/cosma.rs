@@ -44,12 +44,16 @@ pass_options! {
         /// The order to place: `mpmf-window` (min-peak windows), `base` or `traffic-greedy`.
         order: CosmaOrder = CosmaOrder::MpmfWindow,
         /// W: most commands per min-peak window.
+        #[range(1..=64)]
         window: usize = 12,
         /// Beam of the frontier DP inside a window.
+        #[range(1..=4096)]
         max_states: usize = 256,
         /// Offsets are multiples of this many bytes.
+        #[range(1..=1048576)]
         align: u64 = 1,
         /// Exact placement: 0 = off (the greedy); N = per-tier MILP windows of N steps (small inputs only).
+        #[range(0..=64)]
         ilp_window: usize = 0,
     }
 }

@@ -60,7 +60,8 @@
 //! **Size.** A window with L buffer-steps and Σ_t k_t(k_t−1)/2 live pairs has 4L + pairs
 //! variables and about 5L + 2·pairs rows (the source's O(|T|·|A|²) of §III-F, per window);
 //! above [`MAX_VARIABLES`] it is refused before any solve ([`IlpErrorKind::TooLarge`]), and a
-//! branch and bound that exceeds [`NODE_LIMIT`] nodes is an error rather than an unproven plan.
+//! branch and bound that exceeds [`NODE_LIMIT`] nodes is an error rather than an unproven plan;
+//! a module of more than [`MAX_OPS`] ops is refused outright.
 //! Branch and bound is exponential in the binaries in the worst case. Measured (dev profile,
 //! the solver optimised): 7-command random fixtures, one window of up to 375 variables, solve in
 //! at most 2.4 s (4.5K nodes), most in milliseconds; a window that runs to the node limit takes
@@ -82,6 +83,11 @@ pub const MAX_VARIABLES: usize = 2_000;
 /// Most branch-and-bound nodes one window's MILP may take before it is an error.
 pub const NODE_LIMIT: u64 = 20_000;
 
+/// Most ops a module planned exactly may have: the exact mode validates the greedy on small
+/// inputs, and every window may take up to [`NODE_LIMIT`] nodes (10–20 s), so a larger module is
+/// refused before any solve rather than left running for minutes.
+pub const MAX_OPS: usize = 128;
+
 /// Why the exact placement failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IlpErrorKind {
@@ -90,6 +96,14 @@ pub enum IlpErrorKind {
     Phase {
         /// Its phase.
         phase: Phase,
+    },
+    /// The module is larger than the exact mode plans.
+    #[error("the exact mode (ilp-window) plans modules of at most {limit} ops, and this one has {ops}; use the greedy placement (ilp-window=0)")]
+    ModuleTooLarge {
+        /// The module's ops.
+        ops: usize,
+        /// [`MAX_OPS`].
+        limit: usize,
     },
     /// A window is larger than the cap.
     #[error("the MILP of {tier} steps {first}..{end} has {variables} variables, more than the exact mode allows ({limit}); use a smaller ilp-window")]
@@ -255,6 +269,15 @@ pub fn place_ilp(
             op: None,
             kind: IlpErrorKind::Phase {
                 phase: module.phase,
+            },
+        });
+    }
+    if module.ops.len() > MAX_OPS {
+        return Err(IlpError {
+            op: None,
+            kind: IlpErrorKind::ModuleTooLarge {
+                ops: module.ops.len(),
+                limit: MAX_OPS,
             },
         });
     }
@@ -838,6 +861,23 @@ mod tests {
             panic!("{kind:?}");
         };
         assert!(variables > limit && limit == MAX_VARIABLES);
+    }
+
+    #[test]
+    fn a_module_beyond_the_exact_modes_size_is_refused() {
+        let module = random_module(7, 60, 4096, false);
+        assert!(module.ops.len() > MAX_OPS, "{}", module.ops.len());
+        let err = cosma(&module, &options(CosmaOrder::Base, 8)).unwrap_err();
+        let CosmaError::Ilp(IlpError { kind, .. }) = err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            kind,
+            IlpErrorKind::ModuleTooLarge {
+                ops: module.ops.len(),
+                limit: MAX_OPS
+            }
+        );
     }
 
     #[test]

@@ -43,12 +43,15 @@ pass_options! {
     /// Options of the `hmcos` pass.
     pub struct HmcosOptions {
         /// Beam of every frontier DP (top level and groups).
+        #[range(1..=4096)]
         max_states: usize = 256,
         /// Most schedule-and-ungroup iterations (the source loops until nothing changes).
+        #[range(1..=1000)]
         max_iters: usize = 8,
         /// Cell outputs: `merge` (first command has 2+ predecessors) or `sink`.
         cell_out: CellOut = CellOut::Merge,
         /// Cap on the intrusion subset search; past it, no intrusion.
+        #[range(0..=65536)]
         intrude_max_subsets: usize = 256,
         /// Start from the capacities as budget instead of no budget.
         budget_init: bool = false,

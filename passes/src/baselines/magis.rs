@@ -76,10 +76,13 @@ pass_options! {
     /// Options of the `magis` pass.
     pub struct MagisOptions {
         /// W: most commands per re-scheduling window (the source's limit is 20).
+        #[range(1..=64)]
         window: usize = 12,
         /// Beam of the frontier DP inside a window (256 keeps W = 12 exact but for the widest windows).
+        #[range(1..=4096)]
         max_states: usize = 256,
         /// Re-scheduling passes; the second shifts the windows by half a window.
+        #[range(1..=64)]
         passes: usize = 1,
         /// Cut windows at narrow-waist commands (nw <= 1).
         narrow_waist: bool = true,

@@ -36,7 +36,9 @@ mod window;
 
 pub use base::{base, BaseError};
 pub use cosma::{cosma, cosma_order, CosmaError, CosmaOptions, CosmaOrder, CosmaStats};
-pub use cosma_ilp::{place_ilp, IlpError, IlpErrorKind, IlpStats, MAX_VARIABLES, NODE_LIMIT};
+pub use cosma_ilp::{
+    place_ilp, IlpError, IlpErrorKind, IlpStats, MAX_OPS, MAX_VARIABLES, NODE_LIMIT,
+};
 pub use cosma_plan::{place, PlaceError, PlaceErrorKind, PlaceStats};
 pub use cost::{Cost, Scale};
 pub use eda::{eda_order, EdaOptions, EdaTraversal};

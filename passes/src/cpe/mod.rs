@@ -44,14 +44,18 @@ lattice::pass_options! {
     /// Options of `cpe`.
     pub struct CpeOptions {
         /// Rounds of local search after the seed.
+        #[range(0..=32)]
         passes: u32 = 2,
         /// Swaps timed per round (the bounded neighbourhood of a critical chain).
+        #[range(1..=256)]
         candidates: u32 = 4,
         /// Pipe positions on each side of a chain op whose adjacent pairs are candidates.
+        #[range(0..=16)]
         radius: u32 = 1,
         /// Build the list-scheduling seed (off: local search from Freeze only).
         seed: bool = true,
         /// Rounds of forward-backward justification of the seed.
+        #[range(0..=32)]
         justify: u32 = 1,
         /// Keep the logical peak (L1+UB along σ) no higher than Freeze's, like the physical one.
         keep_logical_peak: bool = true,

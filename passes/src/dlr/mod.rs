@@ -67,6 +67,7 @@ lattice::pass_options! {
         /// Staging-tier placement: `double` (alternate halves) or `single` (offset 0, the paper's).
         l0: L0Mode = L0Mode::Double,
         /// Move SPILL_INs up to this many σ positions early into free bytes, SPILL_OUTs to their last use (0: off).
+        #[range(0..=4294967295)]
         prefetch: u32 = 0,
     }
 }

@@ -109,6 +109,7 @@ pass_options! {
     /// Options of `mpas`.
     pub struct MpasOptions {
         /// Rank ready ops within this many positions of the incoming order's first op left (0: all).
+        #[range(0..=4294967295)]
         lookahead: usize = 32,
         /// Hold loaders (ops waiting only for ALLOCs) back until nothing else can run.
         pull: bool = true,

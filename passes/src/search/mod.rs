@@ -96,6 +96,16 @@ pub enum SearchError {
     /// The back end failed on a finalist.
     #[error(transparent)]
     Finish(#[from] FinishError),
+    /// An explicit budget beyond [`Budget::max_steps`] for this module.
+    #[error("budget={steps} is more than order-search allows on a module of {ops} ops (at most {max} steps for this objective: four times `auto`'s, about half a minute per thread on the largest shipped case); use a smaller budget, or `budget=auto`")]
+    BudgetTooLarge {
+        /// The budget asked for.
+        steps: u64,
+        /// The module's ops.
+        ops: usize,
+        /// The most it may have.
+        max: u64,
+    },
 }
 
 impl From<SearchError> for lattice::PassError {
@@ -142,6 +152,13 @@ pub fn search_with(
     let deadline =
         (options.time_limit > 0).then(|| clock + Duration::from_secs(options.time_limit));
 
+    if let Budget::Steps(steps) = options.budget {
+        let max = Budget::max_steps(options.objective, module.ops.len());
+        if steps.get() > max {
+            let (steps, ops) = (steps.get(), module.ops.len());
+            return Err(SearchError::BudgetTooLarge { steps, ops, max });
+        }
+    }
     let tasks = Tasks::of(module)?;
     let mut members = portfolio(module, levels, &tasks)?;
     let budget = options

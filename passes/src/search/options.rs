@@ -95,15 +95,27 @@ impl Budget {
     pub fn steps(self, objective: Objective, ops: usize, members: usize) -> u64 {
         match self {
             Budget::Steps(n) => n.get(),
-            Budget::Auto => {
-                let work: u64 = match objective {
-                    Objective::Peak | Objective::Traffic => 40_000_000,
-                    Objective::Makespan => 6_000_000,
-                };
-                members as u64 + (work / ops.max(1) as u64).max(256)
-            }
+            Budget::Auto => members as u64 + auto_steps(objective, ops),
         }
     }
+
+    /// The most steps a module of `ops` ops may be given: four times `auto`'s local search. A
+    /// step's cost grows with the module, so a fixed cap would either forbid long searches of
+    /// small modules or let one budget run for hours on a large one; this keeps every explicit
+    /// budget within about half a minute per thread on the largest shipped case (Matmul_Case1,
+    /// where `auto` takes about 7 s on two threads).
+    pub fn max_steps(objective: Objective, ops: usize) -> u64 {
+        4 * auto_steps(objective, ops)
+    }
+}
+
+/// `auto`'s local-search steps: `max(256, W / ops)` (see [`Budget::Auto`]).
+fn auto_steps(objective: Objective, ops: usize) -> u64 {
+    let work: u64 = match objective {
+        Objective::Peak | Objective::Traffic => 40_000_000,
+        Objective::Makespan => 6_000_000,
+    };
+    (work / ops.max(1) as u64).max(256)
 }
 
 impl OptionType for Budget {
@@ -133,13 +145,16 @@ pass_options! {
     pub struct SearchOptions {
         /// What to minimize: peak, traffic or makespan (ties broken by the other two, then spills).
         objective: Objective = Objective::Makespan,
-        /// Search steps: `auto` (sized to the module) or a positive count; deterministic for a seed.
+        /// Search steps: `auto` (sized to the module) or a positive count, at most four times `auto`'s for the module; deterministic for a seed.
         budget: Budget = Budget::Auto,
         /// Seed of the local search.
+        #[range(0..=18446744073709551615)]
         seed: u64 = 1,
         /// Worker threads; the result does not depend on it.
+        #[range(1..=256)]
         threads: NonZeroU32 = NonZeroU32::MIN.saturating_add(1),
         /// Stop after this many seconds (0: no limit); a limit makes the result timing-dependent.
+        #[range(0..=86400)]
         time_limit: u64 = 0,
         /// The pipeline that follows, as the search plans its candidates with it.
         back_end: BackEnd = BackEnd::default(),

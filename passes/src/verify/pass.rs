@@ -17,6 +17,7 @@ pass_options! {
         /// Time the plan without its reuse dependencies (Table III "Ignore") and count the ownership conflicts.
         ignore_reuse: bool = false,
         /// Errors shown per category; the rest are counted in a note.
+        #[range(0..=4294967295)]
         max_per_category: u32 = 20,
     }
 }
