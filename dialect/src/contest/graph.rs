@@ -818,7 +818,10 @@ mod tests {
         let e = err(&base(Some(("\"Cycles\": 5", "\"Cycle\": 5")), EDGES));
         assert!(e.to_string().contains("unknown field `Cycle`"), "{e}");
         let e = err(r#"{"Nodes": [], "Edges": [[0, -1]]}"#);
-        assert_eq!(e.to_string(), "edge #0: -1 is not an integer in 0..=4294967295");
+        assert_eq!(
+            e.to_string(),
+            "edge #0: -1 is not an integer in 0..=4294967295"
+        );
         let e = err(&base(Some(("\"Size\": 128", "\"Size\": 1e30")), EDGES));
         assert!(
             matches!(e, ContestError::NumberOutOfRange { loc, .. } if loc.line == 3),
