@@ -45,7 +45,11 @@ fn a_planted_failure_in_a_large_generated_module_shrinks_to_a_handful_of_ops() {
             small.ops.len(),
             reduction.tests
         );
-        assert!(small.ops.len() <= 10, "{shape}: {} ops left", small.ops.len());
+        assert!(
+            small.ops.len() <= 10,
+            "{shape}: {} ops left",
+            small.ops.len()
+        );
         assert!(small.ops.iter().any(|op| op.name == planted));
         assert!(reduction.tests <= 200, "{shape}: {} tests", reduction.tests);
         verify_module(small).unwrap();

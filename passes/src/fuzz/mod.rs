@@ -9,9 +9,9 @@
 //!   verifier, round trips through LIR text and exports as a schedule;
 //! - [`check_trio`]: no panic; whatever solution trio the importer binds to a graph passes the
 //!   structural verifier and exports back to a trio that imports to the same module;
-//! - [`check_plans`]: whatever module the parser or importer accepts, the paper pipeline either
-//!   plans it and the independent verifier accepts the plan, or fails with an error — never a
-//!   panic, never exit 0 with an invalid plan;
+//! - [`check_plans`]: whatever module the parser or importer accepts, `mpas,dlr` and
+//!   `mpas,dlr,cpe` each either plan it into a plan the independent verifier accepts or fail
+//!   with an error — never a panic, never exit 0 with an invalid plan;
 //! - [`generated`] (feature `generate`): structured inputs for [`check_plans`], a generated
 //!   workload chosen by the bytes.
 //!
@@ -26,7 +26,7 @@ mod structured;
 mod text;
 
 pub use contest::{check_graph, check_trio, TRIO_SEPARATOR};
-pub use plans::{check_plans, PLAN_PIPELINE};
+pub use plans::{check_plans, PLAN_PIPELINES};
 #[cfg(feature = "generate")]
 pub use structured::generated;
 pub use text::check_lir;

@@ -1,6 +1,9 @@
-//! The pipeline's fuzz property: a module the parser or the importer accepts is either planned by
-//! [`PLAN_PIPELINE`] into a plan the independent verifier accepts, or refused with an error.
-//! Complexity: the pipeline's and the replay's (see `crate::outcome`).
+//! The pipeline's fuzz property: a module the parser or the importer accepts is, by each of
+//! [`PLAN_PIPELINES`], either planned into a plan the independent verifier accepts or refused
+//! with an error. The paper pipeline is checked with and without its last pass, because CPE
+//! refuses an invalid plan with an error: an invalid plan DLR wrote would otherwise pass as a
+//! clean refusal instead of being caught at the pass that wrote it. Complexity: two pipeline runs
+//! and two replays (see `crate::outcome`).
 
 use super::CheckError;
 use crate::outcome::{pipeline_outcome, Outcome};
@@ -8,32 +11,36 @@ use crate::REGISTRY;
 use lattice::parse_pipeline;
 use lattice_lir::Module;
 
-/// The paper pipeline, which every accepted module must survive.
-pub const PLAN_PIPELINE: &str = "mpas,dlr,cpe";
+/// The pipelines every accepted module must survive: planning, then the paper pipeline.
+pub const PLAN_PIPELINES: [&str; 2] = ["mpas,dlr", "mpas,dlr,cpe"];
 
-/// Runs [`PLAN_PIPELINE`] on `module` (which the parser and structural verifier, or the importer,
-/// accepted) and checks its output with the independent verifier. Returns how the run ended.
+/// Runs each of [`PLAN_PIPELINES`] on `module` (which the parser and structural verifier, or the
+/// importer, accepted) and checks each output with the independent verifier. Returns how the
+/// paper pipeline's run ended.
 pub fn check_plans(module: &Module) -> Result<Outcome, CheckError> {
-    let pipeline = match parse_pipeline(PLAN_PIPELINE, &REGISTRY) {
-        Ok(pipeline) => pipeline,
-        // The text is a constant the unit test below parses; this arm only keeps the check total.
-        Err(e) => {
-            return Ok(Outcome::Failed {
-                errors: vec![e.to_string()],
-            })
+    let mut last = Outcome::Failed { errors: Vec::new() };
+    for text in PLAN_PIPELINES {
+        let pipeline = match parse_pipeline(text, &REGISTRY) {
+            Ok(pipeline) => pipeline,
+            // The texts are constants the unit test below parses; this arm keeps the check total.
+            Err(e) => {
+                return Ok(Outcome::Failed {
+                    errors: vec![e.to_string()],
+                })
+            }
+        };
+        last = pipeline_outcome(module, &pipeline);
+        if let Outcome::Finished { violations } = &last {
+            if let Some(first) = violations.first() {
+                return Err(CheckError::InvalidPlan {
+                    pipeline: text.into(),
+                    first: first.to_string(),
+                    count: violations.len(),
+                });
+            }
         }
-    };
-    let outcome = pipeline_outcome(module, &pipeline);
-    match &outcome {
-        Outcome::Finished { violations } if !violations.is_empty() => {
-            Err(CheckError::InvalidPlan {
-                pipeline: PLAN_PIPELINE.into(),
-                first: violations[0].to_string(),
-                count: violations.len(),
-            })
-        }
-        _ => Ok(outcome),
     }
+    Ok(last)
 }
 
 #[cfg(test)]
@@ -42,8 +49,10 @@ mod tests {
     use lattice_lir::parse_module;
 
     #[test]
-    fn the_plan_pipeline_parses_and_plans_the_example() {
-        assert!(parse_pipeline(PLAN_PIPELINE, &REGISTRY).is_ok());
+    fn the_plan_pipelines_parse_and_plan_the_example() {
+        for text in PLAN_PIPELINES {
+            assert!(parse_pipeline(text, &REGISTRY).is_ok(), "{text}");
+        }
         let tile = parse_module(include_str!("../../../examples/matmul_tile.lir")).unwrap();
         assert_eq!(
             check_plans(&tile),
