@@ -46,7 +46,12 @@ struct Cli {
     #[arg(long, value_name = "PROGRAM")]
     test: Option<PathBuf>,
     /// An argument given to the --test program before the candidate (repeatable).
-    #[arg(long, value_name = "ARG", requires = "test", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "test",
+        allow_hyphen_values = true
+    )]
     test_arg: Vec<String>,
     /// Interesting iff this pipeline fails on the candidate.
     #[arg(long, value_name = "PIPELINE")]
@@ -133,7 +138,8 @@ fn load(path: &Path) -> Result<Module, String> {
     let text = Some(source.text.as_str());
     let module = parse_source(&source.text, &kind, &ImportOptions::default())
         .map_err(|e| render(&e, &source.name, text))?;
-    verify_module(&module).map_err(|errors| render(&LoadError::Verify(errors), &source.name, text))?;
+    verify_module(&module)
+        .map_err(|errors| render(&LoadError::Verify(errors), &source.name, text))?;
     Ok(module)
 }
 
