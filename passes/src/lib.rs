@@ -10,9 +10,12 @@ pub mod analysis;
 pub mod baselines;
 pub mod cpe;
 pub mod dlr;
+pub mod fuzz;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod order;
+pub mod outcome;
+pub mod reduce;
 mod rng;
 pub mod search;
 pub mod testing;
