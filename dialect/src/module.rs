@@ -322,6 +322,27 @@ impl Module {
             })
     }
 
+    /// By buffer: whether some COPY_IN names it, which is what `backed` must say (DESIGN §1.3:
+    /// only then does DDR hold a copy).
+    pub fn copied_in(&self) -> Vec<bool> {
+        let mut copied_in = vec![false; self.buffers.len()];
+        for op in &self.ops {
+            if let OpKind::Compute {
+                opcode, operands, ..
+            } = &op.kind
+            {
+                if opcode == "COPY_IN" {
+                    for b in operands {
+                        if let Some(slot) = copied_in.get_mut(b.index()) {
+                            *slot = true;
+                        }
+                    }
+                }
+            }
+        }
+        copied_in
+    }
+
     /// Number of dependencies over all ops.
     pub fn dep_count(&self) -> usize {
         self.ops.iter().map(|op| op.deps.len()).sum()

@@ -540,19 +540,7 @@ impl Verifier<'_> {
     /// means; the spill cost of every plan depends on it.
     fn backing(&mut self) {
         let m = self.m;
-        let mut copied_in = vec![false; m.buffers.len()];
-        for op in &m.ops {
-            if let OpKind::Compute {
-                opcode, operands, ..
-            } = &op.kind
-            {
-                if opcode == "COPY_IN" {
-                    for b in operands {
-                        copied_in[b.index()] = true;
-                    }
-                }
-            }
-        }
+        let copied_in = m.copied_in();
         for b in m.buffer_ids() {
             let buffer = m.buffer(b);
             if buffer.backed != copied_in[b.index()] {

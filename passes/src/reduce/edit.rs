@@ -8,12 +8,13 @@
 //! - a removed buffer takes its ALLOC, FREE and spill ops with it (bypassed like any removed op)
 //!   and leaves every command that named it, which keeps its other operands;
 //! - a removed edge is only dropped: σ still lists every dependency before its user;
+//! - before planning, `backed` is derived again from the COPY_INs that stay;
 //! - σ keeps the order of the ops that stay, names (`%N`, `@bN`) never change, and ids are
 //!   renumbered densely in arena order.
 //!
-//! What a removal cannot promise for a planned module (half of a spill pair removed, a backed
-//! buffer without its COPY_IN once the verifier asks for one) the reducer's structural check of
-//! every candidate catches. Complexity: O(V + B + E') per candidate, E' the edges after bypassing
+//! What a removal cannot promise — a dropped edge that was a use's only path from its ALLOC or to
+//! its FREE, half of a spill pair removed, a planned module's backed buffer without its COPY_IN —
+//! the reducer's structural check of every candidate catches. Complexity: O(V + B + E') per candidate, E' the edges after bypassing
 //! (at most the transitive edges over the removed ops, each deduplicated per user).
 
 use lattice_lir::{BufferId, Dep, Module, OpId, OpKind};
@@ -133,7 +134,20 @@ pub fn apply(module: &Module, removal: &Removal) -> Module {
         .iter()
         .filter_map(|id| new_op.get(id.index()).copied().flatten())
         .collect();
+    if !out.phase.has_plan() {
+        rederive_backing(&mut out);
+    }
     out
+}
+
+/// `backed` means "some COPY_IN names the buffer" (DESIGN §1.3), which removing a COPY_IN can
+/// make false. Before planning nothing else depends on the flag, so it is derived again; a
+/// planned module's spill costs do depend on it, so there it is left for the verifier to judge.
+fn rederive_backing(m: &mut Module) {
+    let copied_in = m.copied_in();
+    for (buffer, backed) in m.buffers.iter_mut().zip(copied_in) {
+        buffer.backed = backed;
+    }
 }
 
 #[cfg(test)]
@@ -179,7 +193,6 @@ mod tests {
         let m = parse_module(TILE).unwrap();
         let removal = Removal {
             buffers: [2].into(),
-            edges: [(17, 15)].into(),
             ..Removal::default()
         };
         let out = apply(&m, &removal);
@@ -191,10 +204,30 @@ mod tests {
             lines.contains(&"%5 = MOVE MTE1 64 (@b0) after(%1)".into()),
             "{lines:#?}"
         );
+        assert_eq!(apply(&m, &Removal::default()), m);
+    }
+
+    #[test]
+    fn a_removed_edge_is_gone_and_the_verifier_judges_the_rest() {
+        let m = parse_module(TILE).unwrap();
+        let removal = Removal {
+            edges: [(17, 15)].into(),
+            ..Removal::default()
+        };
+        let out = apply(&m, &removal);
+        let lines = body(&out);
         assert!(
             lines.contains(&"%17 = COPY_OUT MTE3 1174 (@b5)".into()),
             "{lines:#?}"
         );
-        assert_eq!(apply(&m, &Removal::default()), m);
+        // %17 now reaches @b5's ALLOC by no path: a candidate the reducer must not keep.
+        let errors = verify_module(&out).unwrap_err();
+        assert!(
+            errors.iter().any(|e| matches!(
+                e.kind,
+                lattice_lir::verify::VerifyErrorKind::UseNotAfterAlloc { op: 17, .. }
+            )),
+            "{errors:?}"
+        );
     }
 }
