@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod cli;
 pub mod diagnostic;
 pub mod driver;
+pub mod error_limit;
 pub mod expected;
 pub mod input;
 pub mod io;
