@@ -16,7 +16,7 @@
 #[cfg(not(feature = "mlir"))]
 mod absent;
 #[cfg(not(feature = "mlir"))]
-pub use absent::MLIR_INPUT;
+pub use absent::{MLIR_INPUT, WITHOUT_BRIDGE};
 
 #[cfg(feature = "mlir")]
 pub mod diagnostics;

@@ -36,14 +36,8 @@ const TOOL: &str = "lattice-translate";
     version,
     after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/"
 )]
-#[cfg_attr(
-    not(feature = "mlir"),
-    command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest"])))
-)]
-#[cfg_attr(
-    feature = "mlir",
-    command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "lir_to_mlir", "mlir_to_lir"])))
-)]
+// The MLIR modes exist in every build, so that a build without the bridge can say so.
+#[command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "lir_to_mlir", "mlir_to_lir"])))]
 struct Cli {
     /// Import a contest JSON graph (`-` for stdin) and print it as LIR.
     #[arg(long, value_name = "CASE.json")]
@@ -51,12 +45,10 @@ struct Cli {
     /// Export a LIR module as contest files into the directory given by `-o`.
     #[arg(long, value_name = "IN.lir", requires = "output")]
     export_contest: Option<PathBuf>,
-    /// Print a LIR module as MLIR of the `lattice` dialect.
-    #[cfg(feature = "mlir")]
+    /// Print a LIR module as MLIR of the `lattice` dialect (needs the `mlir` feature).
     #[arg(long, value_name = "IN.lir")]
     lir_to_mlir: Option<PathBuf>,
-    /// Print the lattice module of an MLIR file as LIR.
-    #[cfg(feature = "mlir")]
+    /// Print the lattice module of an MLIR file as LIR (needs the `mlir` feature).
     #[arg(long, value_name = "IN.mlir")]
     mlir_to_lir: Option<PathBuf>,
     /// Output: the file a conversion writes (default and `-`: stdout), or the directory of an export.
@@ -140,9 +132,15 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
     write(&output, &converted)
 }
 
+/// Without the bridge, the MLIR modes only say how to get it.
 #[cfg(not(feature = "mlir"))]
-fn convert_mlir(_cli: &Cli) -> Result<(), Failure> {
-    usage("give --import-contest or --export-contest")
+fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
+    let flag = if cli.lir_to_mlir.is_some() {
+        "--lir-to-mlir"
+    } else {
+        "--mlir-to-lir"
+    };
+    usage(&format!("{flag}: {}", lattice_mlir::WITHOUT_BRIDGE))
 }
 
 /// The structural verifier's errors of `module` (read from `file`, whose text is `text`),
