@@ -9,6 +9,10 @@
 //!   DAGs of growing size;
 //! - [`alloc_meter`]: the counting global allocator `scale` reads its peak heap from.
 
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod alloc_meter;
 pub mod figures;
 pub mod paper;

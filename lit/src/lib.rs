@@ -16,6 +16,10 @@
 //! source manager), so libtest-mimic may run them in parallel; the set and order of trials
 //! depends only on the files in the tree and the suite.
 
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod discovery;
 mod filecheck;
 mod golden;
