@@ -78,7 +78,7 @@ pub fn run(path: &str, out: &mut dyn Write) -> Result<(), String> {
     }
     ran.map_err(|failure| format!("pass {} failed", failure.index + 1))?;
     let statistics = session.statistics.report(StatisticsFormat::Text);
-    write!(out, "{statistics}phase: {}\n", module.phase).map_err(|e| e.to_string())
+    writeln!(out, "{statistics}phase: {}", module.phase).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
