@@ -25,9 +25,9 @@ pub struct TestFile {
 
 /// Which tests a crate's `lit` target runs: the tests that call that crate's binaries.
 pub struct Suite {
-    /// The directory to search, relative to [`TEST_ROOT`] (`""`: all of it).
+    /// The directory to search, relative to `TEST_ROOT` (`""`: all of it).
     pub dir: &'static str,
-    /// Directories below it (relative to [`TEST_ROOT`]) whose tests another crate runs.
+    /// Directories below it (relative to `TEST_ROOT`) whose tests another crate runs.
     pub skip: &'static [&'static str],
 }
 
