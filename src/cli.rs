@@ -121,7 +121,7 @@ struct Flags {
     /// For contest input: let L0 tiers hold more than one live buffer.
     #[arg(long)]
     no_l0_exclusive: bool,
-    /// Print at most N errors, then how many more there were (0: no limit).
+    /// Print at most N errors at a place in the input, then a count of the rest (0: no limit).
     #[arg(long, value_name = "N", default_value_t = ErrorLimit::DEFAULT)]
     error_limit: ErrorLimit,
     /// More logging on stderr (-v info, -vv debug, -vvv trace); `RUST_LOG` overrides.

@@ -1,12 +1,19 @@
-//! The error limit of the tools' diagnostic lists (clang's `-ferror-limit`): after `N` errors the
-//! rest are counted, not printed, and one line at the end says how many were left out. One bad
-//! tier name can make every later operation of an input invalid; thousands of cascading errors
-//! bury the first one, which is the one to fix.
+//! The error limit of the tools' diagnostic lists (clang's `-ferror-limit`): after `N` errors at
+//! a place in the input the rest are counted, not printed, and one line at the end says how many
+//! were left out. One bad tier name can make every later operation of an input invalid;
+//! thousands of cascading errors bury the first one, which is the one to fix.
 //!
-//! Invariants: the first `N` errors are printed in order, exactly as without a limit; warnings
-//! and remarks are never hidden; a note belongs to the diagnostic before it and is hidden with
-//! it; the summary line appears iff at least one error was hidden, and counts every hidden error
-//! of every list rendered through the same [`Limiter`] (e.g. all chunks of a split input).
+//! Only errors with a location count: a cascade is one error per op, buffer or edge, and those
+//! have places. An error without one is a verdict (`verification failed: …`, the pass that
+//! stopped a pipeline), an unwritable file or a pass that cannot be built — one per run, and the
+//! line that says why the run failed, so it is always printed. (On contest JSON input, whose ops
+//! have no line, the verifier pass caps its own list: `max-per-category`.)
+//!
+//! Invariants: the first `N` located errors are printed in order, exactly as without a limit;
+//! unlocated errors, warnings and remarks are never hidden; a note belongs to the diagnostic
+//! before it and is hidden with it; the summary line appears iff at least one error was hidden,
+//! and counts every hidden error of every list rendered through the same [`Limiter`] (e.g. all
+//! chunks of a split input).
 
 use crate::diagnostic::Diagnostic;
 use lattice_lir::diag::{render, Severity};
@@ -83,6 +90,8 @@ impl Limiter {
         let mut out = String::new();
         for d in diagnostics {
             match d.severity {
+                // A verdict or an environment error: never part of a cascade.
+                Severity::Error if d.loc.is_none() => self.hiding_notes = false,
                 Severity::Error if self.limit.reached(self.shown) => {
                     self.hidden += 1;
                     self.hiding_notes = true;
@@ -137,6 +146,7 @@ mod tests {
             Diagnostic::note(None, "about 2"),
             Diagnostic::new(Severity::Warning, None, "kept"),
             error(3),
+            Diagnostic::error(None, "verification failed"),
         ];
         let mut limiter = Limiter::new(ErrorLimit::new(1));
         let out = limiter.render(&list, "f.lir", None);
@@ -144,6 +154,7 @@ mod tests {
         assert!(out.contains("note: about 1"), "{out}");
         assert!(!out.contains("bad 2") && !out.contains("about 2") && !out.contains("bad 3"));
         assert!(out.contains("warning: kept"), "{out}");
+        assert!(out.contains("f.lir: error: verification failed"), "{out}");
         assert_eq!(limiter.hidden(), 2);
         assert_eq!(
             limiter.summary("tool"),

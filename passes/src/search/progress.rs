@@ -98,7 +98,7 @@ impl Progress {
         }
     }
 
-    /// Writes and flushes `text`; on failure stops all later drawing. Returns whether it was written.
+    /// Writes and flushes `text`; on failure stops all later drawing. Whether it was written.
     fn write(&self, sink: &mut Sink, text: &str) -> bool {
         let Some(out) = sink.out.as_mut() else {
             return false;

@@ -69,7 +69,7 @@ struct Cli {
     /// The solution's spill file (`BufId:NewOffset` per line).
     #[arg(long, value_name = "P.txt", requires = "schedule")]
     spill: Option<PathBuf>,
-    /// Print at most N errors, then how many more there were (0: no limit).
+    /// Print at most N errors at a place in the input, then a count of the rest (0: no limit).
     #[arg(long, value_name = "N", default_value_t = ErrorLimit::DEFAULT)]
     error_limit: ErrorLimit,
 }
