@@ -11,6 +11,7 @@
 //!   or any `RUST_LOG` filter, which wins.
 
 use crate::driver::{run, OptConfig};
+use crate::error_limit::ErrorLimit;
 use crate::input::parse_capacity;
 use crate::ir_printing::{IrPrinting, PassFilter};
 use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline};
@@ -120,6 +121,9 @@ struct Flags {
     /// For contest input: let L0 tiers hold more than one live buffer.
     #[arg(long)]
     no_l0_exclusive: bool,
+    /// Print at most N errors at a place in the input, then a count of the rest (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = ErrorLimit::DEFAULT)]
+    error_limit: ErrorLimit,
     /// More logging on stderr (-v info, -vv debug, -vvv trace); `RUST_LOG` overrides.
     #[arg(short, long, action = ArgAction::Count)]
     verbose: u8,
@@ -299,6 +303,7 @@ fn configure(
         verify_diagnostics: flags.verify_diagnostics,
         dump_pipeline: flags.dump_pass_pipeline,
         metrics,
+        error_limit: flags.error_limit,
         ..OptConfig::new(&flags.input, &flags.output)
     })
 }

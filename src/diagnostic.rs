@@ -5,6 +5,7 @@
 //! Invariant: a diagnostic's location is a line and column of the text the user gave (for
 //! `--split-input-file`, of the whole file, not of the chunk).
 
+use crate::error_limit::{ErrorLimit, Limiter};
 use lattice_lir::diag::{render, Loc, Located, Severity};
 
 /// One message with its severity and, when it has one, its place in the input.
@@ -49,7 +50,17 @@ impl Diagnostic {
     }
 }
 
-/// Renders a list of diagnostics in order.
-pub fn render_all(diagnostics: &[Diagnostic], file: &str, text: Option<&str>) -> String {
-    diagnostics.iter().map(|d| d.render(file, text)).collect()
+/// Renders a list of diagnostics in order, at most `limit` errors of it, then a line saying how
+/// many more there were (attributed to `tool`) if the limit hid any.
+pub fn render_all(
+    diagnostics: &[Diagnostic],
+    file: &str,
+    text: Option<&str>,
+    limit: ErrorLimit,
+    tool: &str,
+) -> String {
+    let mut limiter = Limiter::new(limit);
+    let mut out = limiter.render(diagnostics, file, text);
+    out.push_str(&limiter.summary(tool));
+    out
 }

@@ -15,6 +15,7 @@
 //!   (and `--metrics` reports to their own destinations, after the IR when both are stdout).
 
 use crate::diagnostic::{render_all, Diagnostic};
+use crate::error_limit::{ErrorLimit, Limiter};
 use crate::expected::{check, parse_expected};
 use crate::input::{parse_source, read_source, InputKind, LoadError};
 use crate::io::{write_all_or_nothing, write_atomic};
@@ -32,6 +33,9 @@ use lattice_lir::{print_module, verify_module, Module};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// The name diagnostics without a file of their own are attributed to.
+const TOOL: &str = "lattice-opt";
 
 /// Everything one `lattice-opt` run needs (MLIR's `MlirOptMainConfig`).
 #[derive(Clone, Debug)]
@@ -64,6 +68,8 @@ pub struct OptConfig {
     pub dump_pipeline: bool,
     /// Write the metrics of each resulting module to these destinations (`-`: stdout).
     pub metrics: Vec<(PathBuf, MetricsFormat)>,
+    /// Print at most this many errors (over all cases), then how many more there were.
+    pub error_limit: ErrorLimit,
 }
 
 impl OptConfig {
@@ -84,6 +90,7 @@ impl OptConfig {
             verify_diagnostics: false,
             dump_pipeline: false,
             metrics: Vec::new(),
+            error_limit: ErrorLimit::default(),
         }
     }
 }
@@ -93,7 +100,10 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     let started = Instant::now();
     let mut source = match read_source(&config.input) {
         Ok(source) => source,
-        Err(e) => return report(err, &render_all(&e.diagnostics(), "lattice-opt", None)),
+        Err(e) => {
+            let all = render_all(&e.diagnostics(), TOOL, None, config.error_limit, TOOL);
+            return report(err, &all);
+        }
     };
     let (pipeline, verify_each) = if config.run_reproducer {
         let replay = match parse_header(&source.text) {
@@ -151,6 +161,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     let mut output_time = Duration::ZERO;
     let mut failed = false;
     let mut reproducer_written = false;
+    let mut limiter = Limiter::new(config.error_limit);
     for (k, chunk) in chunks.iter().enumerate() {
         let _span = tracing::info_span!("case", line = chunk.first_line).entered();
         let mut chunk_failed = false;
@@ -206,15 +217,20 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                 Ok(expected) => check(&expected, &diagnostics),
                 Err(malformed) => vec![malformed],
             };
-            let _ =
-                stream.write_all(render_all(&problems, &source.name, Some(&chunk.text)).as_bytes());
+            let rendered = limiter.render(&problems, &source.name, Some(&chunk.text));
+            let _ = stream.write_all(rendered.as_bytes());
             failed |= !problems.is_empty();
         } else {
-            let _ = stream
-                .write_all(render_all(&diagnostics, &source.name, Some(&chunk.text)).as_bytes());
+            let rendered = limiter.render(&diagnostics, &source.name, Some(&chunk.text));
+            let _ = stream.write_all(rendered.as_bytes());
             failed |= chunk_failed || diagnostics.iter().any(|d| d.severity == Severity::Error);
         }
     }
+
+    let _ = session
+        .sink
+        .stream()
+        .write_all(limiter.summary(TOOL).as_bytes());
 
     if !failed {
         let start = Instant::now();

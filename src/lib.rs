@@ -5,12 +5,16 @@
 //! Dependencies point one way: the dialect (`lattice-lir`) below, the passes (`lattice-passes`)
 //! and the tools above. Concrete passes are not known here; a driver is given a [`Registry`].
 
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
 pub mod analysis;
 pub mod cli;
 pub mod diagnostic;
 pub mod driver;
+pub mod error_limit;
 pub mod expected;
 pub mod input;
 pub mod io;

@@ -41,7 +41,24 @@ pub struct Session<'w> {
 
 impl<'w> Session<'w> {
     /// A session that writes dumps and reports to `stream`, with no timing and empty statistics:
-    /// what a program embedding the pass manager needs.
+    /// what a program embedding the pass manager needs. After a run it holds the passes'
+    /// diagnostics and statistics:
+    ///
+    /// ```
+    /// use lattice::manager::Session;
+    /// use lattice::statistics::StatisticsFormat;
+    /// use lattice::{parse_pipeline, PassManager};
+    /// use lattice_passes::REGISTRY;
+    ///
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul_tile.lir");
+    /// let mut module = lattice_lir::parse_module(&std::fs::read_to_string(path)?)?;
+    /// let mut dumps = Vec::new();
+    /// let mut session = Session::new(&mut dumps);
+    /// let pipeline = parse_pipeline("mpas", &REGISTRY)?;
+    /// PassManager::new(REGISTRY, pipeline).run(&mut module, &mut session).expect("mpas runs");
+    /// assert!(session.statistics.report(StatisticsFormat::Text).contains("logical-peak-after"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(stream: &'w mut dyn std::io::Write) -> Self {
         Session {
             sink: DumpSink::new(stream, None),

@@ -160,7 +160,22 @@ impl PipelineError {
     }
 }
 
-/// Parses `--pass-pipeline` text.
+/// Parses `--pass-pipeline` text: passes separated by commas, options in braces. Options are
+/// checked against each pass's typed options, and the pipeline prints in canonical form (every
+/// option, defaults included), the form reproducers and `--dump-pass-pipeline` use.
+///
+/// ```
+/// use lattice::parse_pipeline;
+/// use lattice_passes::REGISTRY;
+///
+/// let pipeline = parse_pipeline("mpas, dlr{victim=lru}", &REGISTRY).unwrap();
+/// assert_eq!(pipeline.passes.len(), 2);
+/// assert!(pipeline.to_string().starts_with("mpas{"));
+/// assert!(pipeline.to_string().contains("victim=lru"));
+///
+/// let error = parse_pipeline("mpas,dlr{victim=sometimes}", &REGISTRY).unwrap_err();
+/// assert!(error.render("pipeline", "mpas,dlr{victim=sometimes}").contains("error:"));
+/// ```
 pub fn parse_pipeline(text: &str, registry: &Registry) -> Result<Pipeline, PipelineError> {
     let mut p = Cursor { text, pos: 0 };
     p.skip_ws();

@@ -5,6 +5,9 @@
 //! and import/export of the contest's JSON graphs and solution trios. It holds no scheduling or
 //! planning algorithm: those live in `lattice-passes`.
 
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
 pub mod contest;

@@ -95,7 +95,31 @@ impl Located for ParseError {
 /// before releasing it, so no parse ever starts with the other setting.
 static ERROR_DETAIL: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
-/// Parses one module.
+/// Parses one module. Printing the result with [`crate::print_module`] gives the canonical
+/// text, which parses back to the same module:
+///
+/// ```
+/// use lattice_lir::{parse_module, print_module, Phase};
+///
+/// let text = "module @tiny phase(parsed) {
+///   target {
+///     tiers L1 = 4096
+///     pipes MTE2, VECTOR
+///     spill_out MTE2, spill_in MTE2, spill_cost = 150 + 2 * size
+///     l0_exclusive = true
+///   }
+///   buffer @b0 : L1[64]
+///   %0 = alloc @b0
+///   %1 = VADD VECTOR 40 (@b0) after(%0)
+///   %2 = free @b0 after(%1)
+/// }
+/// ";
+/// let module = parse_module(text).unwrap();
+/// assert_eq!((module.phase, module.ops.len()), (Phase::Parsed, 3));
+/// let printed = print_module(&module);
+/// assert_eq!(parse_module(&printed).unwrap(), module);
+/// assert!(parse_module("module @m phase(nowhere) {}").is_err());
+/// ```
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
     if let Some(module) = fast_path(text) {
         return Ok(module);

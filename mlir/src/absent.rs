@@ -1,9 +1,14 @@
-//! `.mlir` input in a build without the `mlir` feature: the same format name as the bridge's,
-//! so `lattice-opt x.mlir` says what to rebuild instead of reading MLIR as LIR. O(1).
+//! The MLIR bridge in a build without the `mlir` feature: `.mlir` input under the same format
+//! name as the bridge's, so `lattice-opt x.mlir` says what to rebuild instead of reading MLIR as
+//! LIR, and the sentence every MLIR-only flag of the tools answers with. O(1).
 
 use lattice::diagnostic::Diagnostic;
 use lattice::input::InputFormat;
 use lattice_lir::Module;
+
+/// What an MLIR-only input or flag says in this build.
+pub const WITHOUT_BRIDGE: &str =
+    "built without the `mlir` feature; rebuild with `--features mlir` (docs/mlir.md)";
 
 /// `.mlir` input for `lattice-opt`, refused with the feature to build
 /// (`lattice_passes::REGISTRY.with_formats(&[MLIR_INPUT])` in either build).
@@ -15,9 +20,7 @@ pub const MLIR_INPUT: InputFormat = InputFormat {
 fn refuse(_: &str) -> Result<Module, Vec<Diagnostic>> {
     Err(vec![Diagnostic::error(
         None,
-        "`.mlir` input needs the MLIR bridge: build the tools with `--features mlir` \
-         (docs/mlir.md)"
-            .to_string(),
+        format!("`.mlir` input: {WITHOUT_BRIDGE}"),
     )])
 }
 
@@ -29,6 +32,11 @@ mod tests {
     fn mlir_input_without_the_bridge_names_the_feature() {
         let errors = (MLIR_INPUT.parse)("module {}").unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].message.contains("--features mlir"), "{errors:?}");
+        assert!(
+            errors[0]
+                .message
+                .contains("built without the `mlir` feature; rebuild with `--features mlir`"),
+            "{errors:?}"
+        );
     }
 }

@@ -12,7 +12,10 @@
 //! name is checked against the LIR grammar, so the module prints as LIR that parses back; no
 //! input, however malformed, panics — every problem is an [`ImportError`]. Integers are accepted
 //! at any width up to 64 bits, signed or not, when non-negative and in range. The module is not
-//! structurally verified here (callers run `lattice_lir::verify_module`).
+//! structurally verified here (callers run `lattice_lir::verify_module`). An op that uses a
+//! buffer whose declaration failed to import is left out without an error of its own: the
+//! declaration's error is the one to fix, and one bad tier name must not be followed by an error
+//! for every op of that buffer.
 //! Complexity: O(V + E + B) with hash lookups from operand values to their ops.
 
 use crate::diagnostics::loc_of;
@@ -30,7 +33,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationResult};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A module read from MLIR, with where each of its parts came from.
 pub struct Imported<'c> {
@@ -162,6 +165,7 @@ pub fn import_module<'c>(
         ..Locations::default()
     };
     let mut buffer_ids: HashMap<usize, BufferId> = HashMap::with_capacity(buffer_ops.len());
+    let mut broken_buffers = HashSet::new();
     for op in &buffer_ops {
         match read_buffer(*op, &module.target) {
             Ok(buffer) => {
@@ -169,7 +173,10 @@ pub fn import_module<'c>(
                 let id = module.add_buffer(buffer);
                 buffer_ids.insert(key(*op), id);
             }
-            Err(e) => errors.push(e),
+            Err(e) => {
+                broken_buffers.insert(key(*op));
+                errors.push(e);
+            }
         }
     }
     let op_ids: HashMap<usize, OpId> = lir_ops
@@ -179,11 +186,14 @@ pub fn import_module<'c>(
         .collect();
     let refs = Refs {
         buffers: &buffer_ids,
+        broken_buffers: &broken_buffers,
         ops: &op_ids,
     };
     for &(op, name) in &lir_ops {
         match read_op(op, name, &module.target, &refs) {
-            Ok(lir_op) => {
+            // Its buffer's declaration is already reported.
+            Ok(None) => {}
+            Ok(Some(lir_op)) => {
                 locations.ops.insert(lir_op.name, op.location());
                 module.push_op(lir_op);
             }
@@ -321,15 +331,18 @@ fn read_buffer(op: OperationRef<'_, '_>, target: &Target) -> Result<Buffer, Impo
 /// Where operand values come from: op addresses of this module's buffers and ops.
 struct Refs<'m> {
     buffers: &'m HashMap<usize, BufferId>,
+    /// Buffer declarations that failed to import (their errors are reported).
+    broken_buffers: &'m HashSet<usize>,
     ops: &'m HashMap<usize, OpId>,
 }
 
+/// Reads one LIR op; `None` when it uses a buffer whose declaration failed to import.
 fn read_op(
     op: OperationRef<'_, '_>,
     name: &'static str,
     target: &Target,
     refs: &Refs<'_>,
-) -> Result<Op, ImportError> {
+) -> Result<Option<Op>, ImportError> {
     let a = Attrs::new(op, name);
     // Commands name any number of buffers (first operand segment); the others exactly one.
     let buffer_count = if name == dialect::COMMAND {
@@ -365,6 +378,9 @@ fn read_op(
     };
     let mut buffers = Vec::with_capacity(buffer_count);
     for index in 0..buffer_count {
+        if producer(index).is_some_and(|k| refs.broken_buffers.contains(&k)) {
+            return Ok(None);
+        }
         let id = producer(index).and_then(|k| refs.buffers.get(&k).copied());
         buffers.push(id.ok_or_else(|| a.error(K::NotABuffer { op: a.op, index }))?);
     }
@@ -403,12 +419,12 @@ fn read_op(
             cycles: a.uint("cycles", u64::MAX)?,
         },
     };
-    Ok(Op {
+    Ok(Some(Op {
         name: a.id()?,
         kind,
         deps,
         loc: a.loc,
-    })
+    }))
 }
 
 /// Typed access to the attributes of one op, with errors located at it.

@@ -11,12 +11,15 @@
 //!   mixed pipelines such as `canonicalize,lattice-mpas,lattice-dlr,lattice-verify` in an MLIR
 //!   `PassManager`, failures reported as MLIR diagnostics.
 
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
 #[cfg(not(feature = "mlir"))]
 mod absent;
 #[cfg(not(feature = "mlir"))]
-pub use absent::MLIR_INPUT;
+pub use absent::{MLIR_INPUT, WITHOUT_BRIDGE};
 
 #[cfg(feature = "mlir")]
 pub mod diagnostics;

@@ -398,6 +398,32 @@ const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : u
   %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
 "#;
 
+/// One bad tier name is one error: the ops of that buffer are not each reported as naming no
+/// buffer (a real case had thousands of them).
+#[test]
+fn a_buffer_that_fails_to_import_does_not_cascade_into_its_ops() {
+    let errors = errors_of(&lattice_text(&GOOD_BODY.replacen(
+        "tier = \"L1\"",
+        "tier = \"L9\"",
+        1,
+    )));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].message.contains("unknown tier `L9`"),
+        "{errors:?}"
+    );
+    // An op whose own operand is wrong is still reported.
+    let errors = errors_of(&lattice_text(&GOOD_BODY.replacen(
+        "\"lattice.free\"(%0, %2)",
+        "\"lattice.free\"(%1, %2)",
+        1,
+    )));
+    assert!(
+        errors.iter().any(|d| d.loc.map(|l| l.line) == Some(7)),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn hand_written_mlir_reads_as_lir() {
     let module = mlir_to_lir(&lattice_text(GOOD_BODY)).unwrap();

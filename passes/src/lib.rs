@@ -4,6 +4,9 @@
 //! directly. [`REGISTRY`] is the one list the CLI flags, `--list-passes`, pipeline parsing and the
 //! manual's pass table come from.
 
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
 pub mod analysis;

@@ -99,6 +99,21 @@ struct Lifecycle {
 
 /// Imports the JSON graph `json` as a module called `name` (sanitised to the characters LIR
 /// allows in a module name).
+///
+/// ```
+/// use lattice_lir::contest::{import_graph, ImportOptions};
+/// use lattice_lir::Phase;
+///
+/// let json = r#"{"Nodes": [
+///   {"Id": 0, "Op": "ALLOC", "BufId": 0, "Size": 64, "Type": "L1"},
+///   {"Id": 1, "Op": "COPY_IN", "Pipe": "MTE2", "Cycles": 278, "Bufs": [0]},
+///   {"Id": 2, "Op": "FREE", "BufId": 0, "Size": 64, "Type": "L1"}
+/// ], "Edges": [[0, 1], [1, 2]]}"#;
+/// let module = import_graph(json, "tiny case", &ImportOptions::default()).unwrap();
+/// assert_eq!(module.name, "tiny_case");
+/// assert_eq!((module.phase, module.ops.len(), module.buffers.len()), (Phase::Parsed, 3, 1));
+/// assert!(import_graph("{}", "bad", &ImportOptions::default()).is_err());
+/// ```
 pub fn import_graph(
     json: &str,
     name: &str,

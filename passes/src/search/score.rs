@@ -1,10 +1,10 @@
 //! Scoring candidate orders, in two stages.
 //!
-//! - **Search stage** ([`Evaluator::measure`]): DLR's scan alone (no IR built) gives spills and
+//! - **Search stage** (`Evaluator::measure`): DLR's scan alone (no IR built) gives spills and
 //!   traffic; the logical peak is the pressure of the tightened order DLR would plan. Only the
 //!   makespan objective builds the plan, and times it under its own σ (Freeze) — CPE is too slow
 //!   to run per candidate, and Freeze is what CPE starts from and never exceeds.
-//! - **Final stage** ([`Evaluator::finish`]): a few finalists run through the real back end
+//! - **Final stage** (`Evaluator::finish`): a few finalists run through the real back end
 //!   (DLR, then CPE when the pipeline has it) and the independent verifier's replay; those are
 //!   the pipeline's own numbers, and the one reported.
 //!

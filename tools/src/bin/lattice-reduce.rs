@@ -13,6 +13,7 @@
 use clap::error::ErrorKind;
 use clap::{ArgGroup, CommandFactory, Parser};
 use lattice::diagnostic::render_all;
+use lattice::error_limit::ErrorLimit;
 use lattice::input::{parse_source, read_source, InputKind, LoadError};
 use lattice::io::{same_destination, write_atomic};
 use lattice::parse_pipeline;
@@ -42,6 +43,9 @@ struct Cli {
     /// Where the reduced module goes (`-`: stdout); written only when the reduction succeeds.
     #[arg(short = 'o', long = "output", default_value = "-", value_name = "FILE")]
     output: PathBuf,
+    /// Print at most N errors at a place in the input, then a count of the rest (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = ErrorLimit::DEFAULT)]
+    error_limit: ErrorLimit,
     /// Interesting iff PROGRAM [TEST-ARGS…] CANDIDATE.lir exits 0.
     #[arg(long, value_name = "PROGRAM")]
     test: Option<PathBuf>,
@@ -79,7 +83,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let module = match load(&cli.input) {
+    let module = match load(&cli.input, cli.error_limit) {
         Ok(module) => module,
         Err(text) => return fail(&text),
     };
@@ -132,7 +136,10 @@ fn oracle(cli: &Cli) -> Result<Oracle, String> {
 }
 
 /// Reads and verifies the input as `lattice-opt` does; the rendered diagnostics on failure.
-fn load(path: &Path) -> Result<Module, String> {
+fn load(path: &Path, limit: ErrorLimit) -> Result<Module, String> {
+    let render = |e: &LoadError, name: &str, text: Option<&str>| {
+        render_all(&e.diagnostics(), name, text, limit, "lattice-reduce")
+    };
     let source = read_source(path).map_err(|e| render(&e, "lattice-reduce", None))?;
     let kind = InputKind::of(path, &[]);
     let text = Some(source.text.as_str());
@@ -141,10 +148,6 @@ fn load(path: &Path) -> Result<Module, String> {
     verify_module(&module)
         .map_err(|errors| render(&LoadError::Verify(errors), &source.name, text))?;
     Ok(module)
-}
-
-fn render(e: &LoadError, name: &str, text: Option<&str>) -> String {
-    render_all(&e.diagnostics(), name, text)
 }
 
 fn fail(text: &str) -> ExitCode {

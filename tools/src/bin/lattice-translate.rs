@@ -15,15 +15,15 @@
 
 use clap::error::ErrorKind;
 use clap::{ArgGroup, CommandFactory, Parser};
-#[cfg(feature = "mlir")]
-use lattice::diagnostic::render_all;
+use lattice::diagnostic::{render_all, Diagnostic};
+use lattice::error_limit::ErrorLimit;
 use lattice::input::parse_capacity;
 use lattice::io::{read_text, same_destination, write_all_or_nothing, write_atomic};
 use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
 };
-use lattice_lir::diag::render_error;
-use lattice_lir::{parse_module, print_module, verify_module, Module};
+use lattice_lir::diag::{render_error, Located};
+use lattice_lir::{parse_module, print_module, verify_module, Module, VerifyError};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,14 +36,8 @@ const TOOL: &str = "lattice-translate";
     version,
     after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/"
 )]
-#[cfg_attr(
-    not(feature = "mlir"),
-    command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest"])))
-)]
-#[cfg_attr(
-    feature = "mlir",
-    command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "lir_to_mlir", "mlir_to_lir"])))
-)]
+// The MLIR modes exist in every build, so that a build without the bridge can say so.
+#[command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "lir_to_mlir", "mlir_to_lir"])))]
 struct Cli {
     /// Import a contest JSON graph (`-` for stdin) and print it as LIR.
     #[arg(long, value_name = "CASE.json")]
@@ -51,12 +45,10 @@ struct Cli {
     /// Export a LIR module as contest files into the directory given by `-o`.
     #[arg(long, value_name = "IN.lir", requires = "output")]
     export_contest: Option<PathBuf>,
-    /// Print a LIR module as MLIR of the `lattice` dialect.
-    #[cfg(feature = "mlir")]
+    /// Print a LIR module as MLIR of the `lattice` dialect (needs the `mlir` feature).
     #[arg(long, value_name = "IN.lir")]
     lir_to_mlir: Option<PathBuf>,
-    /// Print the lattice module of an MLIR file as LIR.
-    #[cfg(feature = "mlir")]
+    /// Print the lattice module of an MLIR file as LIR (needs the `mlir` feature).
     #[arg(long, value_name = "IN.mlir")]
     mlir_to_lir: Option<PathBuf>,
     /// Output: the file a conversion writes (default and `-`: stdout), or the directory of an export.
@@ -77,6 +69,9 @@ struct Cli {
     /// The solution's spill file (`BufId:NewOffset` per line).
     #[arg(long, value_name = "P.txt", requires = "schedule")]
     spill: Option<PathBuf>,
+    /// Print at most N errors at a place in the input, then a count of the rest (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = ErrorLimit::DEFAULT)]
+    error_limit: ErrorLimit,
 }
 
 /// A failed run: the rendered diagnostics.
@@ -124,9 +119,10 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
     let module = if to_mlir {
         parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?
     } else {
-        lattice_mlir::mlir_to_lir(&text).map_err(|d| Failure(render_all(&d, &file, Some(&text))))?
+        lattice_mlir::mlir_to_lir(&text)
+            .map_err(|d| Failure(render_all(&d, &file, Some(&text), cli.error_limit, TOOL)))?
     };
-    verified(&module, &file, &text)?;
+    verified(&module, &file, &text, cli.error_limit)?;
     let converted = if to_mlir {
         lattice_mlir::lir_to_mlir_text(&module)
             .map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))?
@@ -136,22 +132,35 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
     write(&output, &converted)
 }
 
+/// Without the bridge, the MLIR modes only say how to get it.
 #[cfg(not(feature = "mlir"))]
-fn convert_mlir(_cli: &Cli) -> Result<(), Failure> {
-    usage("give --import-contest or --export-contest")
+fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
+    let flag = if cli.lir_to_mlir.is_some() {
+        "--lir-to-mlir"
+    } else {
+        "--mlir-to-lir"
+    };
+    usage(&format!("{flag}: {}", lattice_mlir::WITHOUT_BRIDGE))
 }
 
 /// The structural verifier's errors of `module` (read from `file`, whose text is `text`),
 /// rendered against that text.
-fn verified(module: &Module, file: &str, text: &str) -> Result<(), Failure> {
-    verify_module(module).map_err(|errors| {
-        Failure(
-            errors
-                .iter()
-                .map(|e| render_error(file, Some(text), e))
-                .collect(),
-        )
-    })
+fn verified(module: &Module, file: &str, text: &str, limit: ErrorLimit) -> Result<(), Failure> {
+    verify_module(module).map_err(|errors| Failure(render_errors(&errors, file, Some(text), limit)))
+}
+
+/// A list of verifier errors of `file`, at most `limit` of them, then how many more there were.
+fn render_errors(
+    errors: &[VerifyError],
+    file: &str,
+    text: Option<&str>,
+    limit: ErrorLimit,
+) -> String {
+    let diagnostics: Vec<Diagnostic> = errors
+        .iter()
+        .map(|e| Diagnostic::from_located(e as &dyn Located))
+        .collect();
+    render_all(&diagnostics, file, text, limit, TOOL)
 }
 
 fn read(path: &Path) -> Result<String, Failure> {
@@ -202,7 +211,7 @@ fn import(cli: &Cli, json_path: &Path) -> Result<(), Failure> {
         l0_exclusive: !cli.no_l0_exclusive,
     };
     let graph = import_graph(&json, &name, &options)
-        .map_err(|e| Failure(render_contest(&e, &json_name, &json, &[])))?;
+        .map_err(|e| Failure(render_contest(&e, &json_name, &json, &[], cli.error_limit)))?;
     let module = match (&cli.schedule, &cli.memory) {
         (Some(schedule), Some(memory)) => {
             let file = |path: &PathBuf| -> Result<SolutionFile, Failure> {
@@ -216,8 +225,15 @@ fn import(cli: &Cli, json_path: &Path) -> Result<(), Failure> {
             let spill = cli.spill.as_ref().map(file).transpose()?;
             let mut files = vec![&schedule, &memory];
             files.extend(spill.as_ref());
-            import_solution(graph, &schedule, &memory, spill.as_ref())
-                .map_err(|e| Failure(render_contest(&e, &json_name, &json, &files)))?
+            import_solution(graph, &schedule, &memory, spill.as_ref()).map_err(|e| {
+                Failure(render_contest(
+                    &e,
+                    &json_name,
+                    &json,
+                    &files,
+                    cli.error_limit,
+                ))
+            })?
         }
         _ => graph,
     };
@@ -234,8 +250,9 @@ fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
     let text = read(lir_path)?;
     let file = lir_path.display().to_string();
     let module = parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?;
-    verified(&module, &file, &text)?;
-    let trio = export_trio(&module).map_err(|e| Failure(render_contest(&e, &file, &text, &[])))?;
+    verified(&module, &file, &text, cli.error_limit)?;
+    let trio = export_trio(&module)
+        .map_err(|e| Failure(render_contest(&e, &file, &text, &[], cli.error_limit)))?;
     let outputs = [
         ("schedule", Some(&trio.schedule)),
         ("memory", trio.memory.as_ref()),
@@ -280,6 +297,7 @@ fn render_contest(
     main_file: &str,
     main_text: &str,
     files: &[&SolutionFile],
+    limit: ErrorLimit,
 ) -> String {
     let (name, text) = match e.file() {
         Some(name) => (
@@ -294,7 +312,7 @@ fn render_contest(
     match e {
         ContestError::UnknownCapacityTier { .. } => format!("{TOOL}: error: {e}\n"),
         ContestError::Invalid { errors, .. } if !errors.is_empty() => {
-            errors.iter().map(|v| render_error(name, text, v)).collect()
+            render_errors(errors, name, text, limit)
         }
         _ => render_error(name, text, e),
     }

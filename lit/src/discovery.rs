@@ -1,6 +1,7 @@
-//! Finds the test files: every `*.lir` file below `<workspace>/test/`,
-//! recursively, except anything inside a directory named `Inputs` (fixtures
-//! that tests read through `%S/Inputs/...`, never tests themselves).
+//! Finds a suite's test files: every `*.lir` file below the suite's directory of
+//! `<workspace>/test/`, recursively, except anything inside a directory named `Inputs`
+//! (fixtures that tests read through `%S/Inputs/...`, never tests themselves) or one the suite
+//! leaves to another crate.
 //!
 //! Invariants: the result is sorted by name and independent of directory
 //! iteration order; names use `/` separators whatever the host, so filters
@@ -22,9 +23,19 @@ pub struct TestFile {
     pub path: PathBuf,
 }
 
-pub fn discover(workspace: &Path) -> io::Result<Vec<TestFile>> {
+/// Which tests a crate's `lit` target runs: the tests that call that crate's binaries.
+pub struct Suite {
+    /// The directory to search, relative to `TEST_ROOT` (`""`: all of it).
+    pub dir: &'static str,
+    /// Directories below it (relative to `TEST_ROOT`) whose tests another crate runs.
+    pub skip: &'static [&'static str],
+}
+
+pub fn discover(workspace: &Path, suite: &Suite) -> io::Result<Vec<TestFile>> {
+    let root = workspace.join(TEST_ROOT);
+    let skip: Vec<PathBuf> = suite.skip.iter().map(|dir| root.join(dir)).collect();
     let mut paths = Vec::new();
-    collect(&workspace.join(TEST_ROOT), &mut paths)?;
+    collect(&root.join(suite.dir), &skip, &mut paths)?;
     let mut tests: Vec<TestFile> = paths
         .into_iter()
         .map(|path| {
@@ -42,13 +53,13 @@ pub fn discover(workspace: &Path) -> io::Result<Vec<TestFile>> {
     Ok(tests)
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+fn collect(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) -> io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
         if entry.file_type()?.is_dir() {
-            if entry.file_name() != FIXTURE_DIR {
-                collect(&path, out)?;
+            if entry.file_name() != FIXTURE_DIR && !skip.contains(&path) {
+                collect(&path, skip, out)?;
             }
         } else if path.extension().is_some_and(|ext| ext == TEST_EXTENSION) {
             out.push(path);

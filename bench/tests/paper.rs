@@ -1,17 +1,20 @@
 //! `lattice-bench paper` end to end on the three smallest shipped workloads (a full run of all of
 //! them is the command in docs/results.md; in debug builds it is too slow for every test run):
-//! - every metric in `results.json` equals what `lattice-opt --pass-pipeline=P --metrics` prints
-//!   for that workload and pipeline, checked for every run of every study;
+//! - every metric in `results.json` equals what `lattice-opt --pass-pipeline=P --metrics` writes
+//!   for that workload and pipeline, checked for every run of every study (lattice-opt's driver
+//!   `lattice::cli::main_with_args` run in-process over the shipped registry: its binary belongs
+//!   to another crate, so this test cannot name it);
 //! - the output does not depend on the thread count: `results.json` and the report (without its
 //!   wall-clock section) are byte-identical with 1 and 2 jobs, and so is every deterministic figure;
 //! - every cell the report says LATTICE loses is a cell where some method is lower, and the
 //!   best-or-tied count matches the cells;
 //! - bad usage fails cleanly without writing.
 
+use lattice_bench::paper::{reproduce, write, PaperOptions};
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::Module;
-use lattice_tools::paper::{reproduce, write, PaperOptions};
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -50,20 +53,33 @@ fn deterministic_part(report: &str) -> &str {
         .expect("split yields at least one part")
 }
 
-/// `lattice-opt --pass-pipeline=<pipeline> --metrics` on a shipped case, as JSON.
+/// `lattice-opt --pass-pipeline=<pipeline> --metrics=FILE` on a shipped case, as JSON.
 fn lattice_opt_metrics(case: &str, pipeline: &str) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_lattice-opt"))
-        .arg(shared_cases().join(format!("{case}.json")))
-        .arg(format!("--pass-pipeline={pipeline}"))
-        .args(["--metrics", "-o", "/dev/null"])
-        .output()
-        .expect("lattice-opt runs");
-    assert!(
-        output.status.success(),
-        "{case} {pipeline}: {}",
-        String::from_utf8_lossy(&output.stderr)
+    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "paper-metrics-{case}-{}.json",
+        pipeline.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    let mut stderr = Vec::new();
+    let code = lattice::cli::main_with_args(
+        lattice_passes::REGISTRY,
+        [
+            "lattice-opt".into(),
+            shared_cases().join(format!("{case}.json")).into_os_string(),
+            format!("--pass-pipeline={pipeline}").into(),
+            format!("--metrics={}", file.display()).into(),
+            OsString::from("-o"),
+            "/dev/null".into(),
+        ],
+        &mut stderr,
     );
-    let mut metrics: Value = serde_json::from_slice(&output.stdout).expect("--metrics prints JSON");
+    assert_eq!(
+        code,
+        0,
+        "{case} {pipeline}: {}",
+        String::from_utf8_lossy(&stderr)
+    );
+    let written = std::fs::read(&file).expect("--metrics=FILE writes the file");
+    let mut metrics: Value = serde_json::from_slice(&written).expect("--metrics writes JSON");
     // `--metrics` adds the fixed-order traffic bound (an LP, not part of the replay) to a
     // planned module's metrics; the paper's cells hold the replay's alone.
     let fields = metrics.as_object_mut().expect("an object");

@@ -18,14 +18,14 @@
 //!   evaluations and seconds;
 //!   `lattice_passes::search::report::results_table`);
 //! - `paper`: the whole evaluation of the paper written to `--out DIR` (report.md, results.json,
-//!   timings.json, SVG figures; `lattice_tools::paper`), with a progress bar on a terminal.
+//!   timings.json, SVG figures; `lattice_bench::paper`), with a progress bar on a terminal.
 //!
 //! `scale` is the exception: it generates DAGs of growing size (`--nodes`, default 10K to 1M),
 //! times the pipeline stage by stage and reads each stage's peak heap from the counting
-//! allocator installed below (`lattice_tools::alloc_meter`), then writes `scale.md`,
-//! `scale.json` and `scale.svg` into `--out DIR` and prints the table (`lattice_tools::scale`).
+//! allocator installed below (`lattice_bench::alloc_meter`), then writes `scale.md`,
+//! `scale.json` and `scale.svg` into `--out DIR` and prints the table (`lattice_bench::scale`).
 //! Its numbers are measurements, so they vary between runs. The full run, in release:
-//! `cargo run --release -p lattice-tools --bin lattice-bench -- scale --out target/scale`.
+//! `cargo run --release -p lattice-bench -- scale --out target/scale`.
 //!
 //! The work is the library's; this file parses arguments, reads the cases and renders errors.
 //! Deterministic (except `scale`'s times and peaks). Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
@@ -35,6 +35,9 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use lattice::io::read_text;
 use lattice::{parse_pipeline, OptionType, PassOptions};
+use lattice_bench::alloc_meter::Meter;
+use lattice_bench::paper::{reproduce, write, PaperError, PaperOptions};
+use lattice_bench::scale::{self, ScaleSpec, DEFAULT_NODES};
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::render_error;
 use lattice_lir::{Module, Phase};
@@ -47,9 +50,6 @@ use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Poli
 use lattice_passes::search::report::results_table as search_table;
 use lattice_passes::search::{Objective, SearchOptions};
 use lattice_passes::REGISTRY;
-use lattice_tools::alloc_meter::Meter;
-use lattice_tools::paper::{reproduce, write, PaperError, PaperOptions};
-use lattice_tools::scale::{self, ScaleSpec, DEFAULT_NODES};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

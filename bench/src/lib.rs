@@ -1,5 +1,6 @@
-//! The library behind lattice's command-line tools: what `lattice-bench` computes and draws,
-//! kept out of the binaries so tests can call it as plain functions.
+//! The library behind `lattice-bench`: what it computes and draws, kept out of the binary so
+//! tests can call it as plain functions. Its own crate (not `lattice-tools`) so that building
+//! `lattice-opt` does not compile the plotting and progress-bar dependencies.
 //!
 //! - [`paper`]: `lattice-bench paper`, the paper's whole evaluation (report, results, figures);
 //! - [`figures`]: deterministic SVG charts (bars, residency maps, pipe activity, log-log lines,
@@ -7,6 +8,10 @@
 //! - [`scale`]: `lattice-bench scale`, the pipeline's time and peak heap per stage on generated
 //!   DAGs of growing size;
 //! - [`alloc_meter`]: the counting global allocator `scale` reads its peak heap from.
+
+// `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
+// `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod alloc_meter;
 pub mod figures;

@@ -3,7 +3,7 @@
 //! new high-water mark at the current level. One test in the binary, so no other thread
 //! allocates while it measures.
 
-use lattice_tools::alloc_meter::{current, peak, reset_peak, Meter};
+use lattice_bench::alloc_meter::{current, peak, reset_peak, Meter};
 
 #[global_allocator]
 static METER: Meter = Meter;

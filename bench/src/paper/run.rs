@@ -10,6 +10,7 @@
 
 use super::error::PaperError;
 use lattice::diagnostic::render_all;
+use lattice::error_limit::ErrorLimit;
 use lattice::ir_printing::DumpSink;
 use lattice::manager::Session;
 use lattice::statistics::Statistics;
@@ -82,7 +83,15 @@ pub fn run(case: &Module, pipeline: &str) -> Result<Run, PaperError> {
     };
     let mut module = case.clone();
     if manager.run(&mut module, &mut session).is_err() {
-        return Err(fail(render_all(&session.diagnostics, &case.name, None)));
+        let limit = ErrorLimit::default();
+        let rendered = render_all(
+            &session.diagnostics,
+            &case.name,
+            None,
+            limit,
+            "lattice-bench",
+        );
+        return Err(fail(rendered));
     }
     let passes = session
         .timing

@@ -1,0 +1,210 @@
+//! Every shell command of README.md and docs/*.md runs as written: the commands of each
+//! ```sh/```bash/```console block are extracted (a trailing `\` joins lines, `$ ` prompts are
+//! dropped, comment lines skipped) and run under bash with the freshly built `lattice-opt` and
+//! `lattice-translate` first on `PATH`, from a scratch checkout directory that has the repo's
+//! `examples/` and `../shared` beside it, as a reader's would.
+//!
+//! Placeholders the manual uses for "your file" are provided: `in.lir` (the shipped example
+//! module) and `case.json` (a shipped contest case). The commands of one page run in order in one
+//! directory, so a later command reads what an earlier one wrote (`mm0.lir`, then its export).
+//!
+//! Invariants: a command is either run and must exit 0, or matched by [`NOT_RUN`] with the
+//! reason it is not; a new kind of command fails this test until it is one or the other. The
+//! test never writes inside the checkout.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Commands not run here, by prefix or by a word they contain, and why.
+const NOT_RUN: &[(Match, &str)] = &[
+    (
+        Match::Prefix("cargo "),
+        "a cargo command: CI runs `cargo test --workspace` itself; the others build, install or \
+         run the binaries this test runs (nested cargo would contend for the build lock)",
+    ),
+    (
+        Match::Prefix("sudo apt-get"),
+        "installs system packages for the MLIR bridge (.ci/run does)",
+    ),
+    (
+        Match::Prefix("lattice-bench "),
+        "lattice-bench is the bench crate's binary, not built for this crate's tests; \
+         test/bench/*.lir runs each of its subcommands, these are the long runs over every case",
+    ),
+    (
+        Match::Contains("mlir"),
+        "needs the `mlir` feature (tools/tests/mlir_cli.rs runs the bridge's commands)",
+    ),
+];
+
+/// How a [`NOT_RUN`] entry picks commands.
+enum Match {
+    Prefix(&'static str),
+    Contains(&'static str),
+}
+
+impl Match {
+    fn matches(&self, command: &str) -> bool {
+        match self {
+            Match::Prefix(p) => command.starts_with(p),
+            Match::Contains(word) => command.contains(word),
+        }
+    }
+}
+
+/// The pages whose shell blocks are checked.
+fn pages(workspace: &Path) -> Vec<PathBuf> {
+    let mut pages = vec![workspace.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(workspace.join("docs"))
+        .expect("docs/ is readable")
+        .map(|entry| entry.expect("a docs/ entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    pages
+}
+
+/// The commands of a page's shell blocks, in order.
+fn commands(markdown: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut in_block = false;
+    let mut pending = String::new();
+    for line in markdown.lines() {
+        let fence = line.trim_start();
+        if let Some(info) = fence.strip_prefix("```") {
+            in_block = !in_block && matches!(info.trim(), "sh" | "bash" | "console" | "shell");
+            continue;
+        }
+        if !in_block {
+            continue;
+        }
+        let line = line.trim();
+        let line = line.strip_prefix("$ ").unwrap_or(line);
+        if pending.is_empty() && (line.is_empty() || line.starts_with('#')) {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(head) => {
+                pending.push_str(head);
+                pending.push(' ');
+            }
+            None => {
+                pending.push_str(line);
+                commands.push(std::mem::take(&mut pending));
+            }
+        }
+    }
+    commands
+}
+
+/// A scratch checkout: `examples/` and the placeholders inside, `../shared` beside it.
+fn scratch(workspace: &Path, page: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("doc-commands")
+        .join(page.replace('/', "_"));
+    let _ = std::fs::remove_dir_all(&root);
+    let checkout = root.join("checkout");
+    std::fs::create_dir_all(&checkout).expect("creates the scratch checkout");
+    let shared = workspace
+        .parent()
+        .expect("the workspace has a parent")
+        .join("shared");
+    std::os::unix::fs::symlink(&shared, root.join("shared")).expect("links ../shared");
+    std::os::unix::fs::symlink(workspace.join("examples"), checkout.join("examples"))
+        .expect("links examples/");
+    std::fs::copy(
+        workspace.join("examples/matmul_tile.lir"),
+        checkout.join("in.lir"),
+    )
+    .expect("provides in.lir");
+    std::fs::copy(
+        shared.join("cases/Matmul_Case0.json"),
+        checkout.join("case.json"),
+    )
+    .expect("provides case.json");
+    checkout
+}
+
+#[test]
+fn every_shell_command_of_the_readme_and_docs_runs_or_says_why_not() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tools crate lives in the workspace");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_lattice-opt"))
+        .parent()
+        .expect("a binary has a directory");
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("a valid PATH");
+    let (mut ran, mut skipped) = (0, 0);
+    let mut failures = Vec::new();
+    for page in pages(workspace) {
+        let name = page
+            .strip_prefix(workspace)
+            .expect("pages lie in the workspace")
+            .display()
+            .to_string();
+        let markdown = std::fs::read_to_string(&page).expect("the page is readable");
+        let commands = commands(&markdown);
+        if commands.is_empty() {
+            continue;
+        }
+        let dir = scratch(workspace, &name);
+        for command in commands {
+            if NOT_RUN.iter().any(|(rule, _)| rule.matches(&command)) {
+                skipped += 1;
+                continue;
+            }
+            let out = Command::new("bash")
+                .args(["-c", &format!("set -o pipefail; {command}")])
+                .current_dir(&dir)
+                .env("PATH", &path)
+                .output()
+                .expect("bash runs");
+            ran += 1;
+            if !out.status.success() {
+                failures.push(format!(
+                    "{name}: `{command}` exited {:?}:\n{}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The README's tour alone has five commands that run; the docs add more.
+    assert!(ran >= 10, "only {ran} commands ran ({skipped} not run)");
+}
+
+#[test]
+fn blocks_are_split_into_commands_as_a_shell_reads_them() {
+    let page = "text\n```sh\n# a comment\nlattice-opt a \\\n  --b\n$ lattice-opt c  # why\n```\n\
+                ```\nnot shell\n```\n```console\nlattice-translate d\n```\n";
+    assert_eq!(
+        commands(page),
+        [
+            "lattice-opt a  --b",
+            "lattice-opt c  # why",
+            "lattice-translate d"
+        ]
+    );
+}
+
+#[test]
+fn each_reason_not_to_run_a_command_matches_one_of_the_docs() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tools crate lives in the workspace");
+    let all: Vec<String> = pages(workspace)
+        .iter()
+        .flat_map(|page| commands(&std::fs::read_to_string(page).expect("readable")))
+        .collect();
+    for (rule, reason) in NOT_RUN {
+        assert!(
+            all.iter().any(|command| rule.matches(command)),
+            "no command is left out for: {reason}"
+        );
+    }
+}
