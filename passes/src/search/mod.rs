@@ -28,7 +28,6 @@ mod local;
 pub mod options;
 pub mod pass;
 mod portfolio;
-mod progress;
 mod realize;
 pub mod report;
 pub mod score;

@@ -1,11 +1,11 @@
 //! The `order-search` pass: a thin wrapper over [`super::search_with`] that takes the bottom
 //! levels from the analysis manager, installs the order found as σ (phase `scheduled`), reports
-//! statistics and a remark naming the winning candidate, and draws a progress line on stderr
-//! when stderr is a terminal (nothing otherwise; `progress.rs`). O(search).
+//! statistics and a remark naming the winning candidate, and draws a progress bar on stderr
+//! when stderr is a terminal (nothing otherwise). O(search).
 
-use super::progress::Progress;
 use super::{score::value, search_with, SearchOptions};
 use crate::analysis::{pressure, BottomLevels};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lattice::OptionType;
 use lattice::{Pass, PassContext, PassError, RegisteredPass};
 use lattice_lir::Severity;
@@ -28,11 +28,13 @@ impl Pass for OrderSearch {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         let options = &self.0;
         let levels = cx.analysis::<BottomLevels>(module);
-        // The budget may be `auto`, sized once the portfolio is built: the line counts steps.
-        let progress = Progress::stderr();
-        let found = search_with(module, &levels, options, &|| progress.tick());
-        progress.finish();
-        let found = found?;
+        // The budget may be `auto`, sized once the portfolio is built: the bar counts steps.
+        let style = ProgressStyle::with_template("{spinner} order-search: {pos} steps, {elapsed}")
+            .map_err(|e| PassError::new(e.to_string()))?;
+        let bar =
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(style);
+        let found = search_with(module, &levels, options, &|| bar.inc(1))?;
+        bar.finish_and_clear();
         let objective = options.objective;
         cx.statistic(
             "logical-peak-before",
