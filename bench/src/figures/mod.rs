@@ -389,16 +389,16 @@ pub(crate) mod testing {
     impl Drop for Scratch {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
-            // The per-process parent goes once its last test is done.
-            let _ = self.0.parent().map(std::fs::remove_dir);
         }
     }
 
-    /// A fresh directory for the files of `test`.
+    /// A fresh directory for the files of `test`. Each test gets its own directory directly in
+    /// the temp dir: with a shared per-process parent, one test's cleanup could remove the
+    /// parent between another's creating it and creating its own directory inside (a flaky
+    /// "creates the scratch directory" failure seen under load).
     pub fn scratch(test: &str) -> Scratch {
-        let dir = std::env::temp_dir()
-            .join(format!("lattice-figures-{}", std::process::id()))
-            .join(test);
+        let dir =
+            std::env::temp_dir().join(format!("lattice-figures-{}-{test}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("creates the scratch directory");
         Scratch(dir)
