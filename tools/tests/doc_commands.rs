@@ -1,7 +1,7 @@
 //! Every shell command of README.md and docs/*.md runs as written: the commands of each
 //! ```sh/```bash/```console block are extracted (a trailing `\` joins lines, `$ ` prompts are
-//! dropped, comment lines skipped) and run under bash with the freshly built `lattice-opt` and
-//! `lattice-translate` first on `PATH`, from a scratch checkout directory that has the repo's
+//! dropped, comment lines skipped) and run under bash with the freshly built `lattice-opt`,
+//! `lattice-translate` and `lattice-reduce` first on `PATH`, from a scratch checkout directory that has the repo's
 //! `examples/` and `../shared` beside it, as a reader's would.
 //!
 //! Placeholders the manual uses for "your file" are provided: `in.lir` (the shipped example
@@ -30,6 +30,14 @@ const NOT_RUN: &[(Match, &str)] = &[
         Match::Prefix("lattice-bench "),
         "lattice-bench is the bench crate's binary, not built for this crate's tests; \
          test/bench/*.lir runs each of its subcommands, these are the long runs over every case",
+    ),
+    (
+        Match::Prefix("cd fuzz"),
+        "the fuzzers' set-up runs inside fuzz/, a nightly cargo-fuzz workspace of its own",
+    ),
+    (
+        Match::Contains("corpus/"),
+        "seeds the fuzzers' corpora inside fuzz/ (see `cd fuzz`)",
     ),
     (
         Match::Contains("mlir"),
