@@ -150,7 +150,7 @@ fn the_example_and_a_hand_written_target_round_trip() {
     spill_out DMA, spill_in DMA, spill_cost = 0 + 1 * size
     l0_exclusive = false
   }
-  buffer @b4294967295 : TCM[64] backed
+  buffer @b4294967295 : TCM[64]
   %7 = alloc @b4294967295
   %4294967295 = LOAD_2 DMA 18446744073709551615 (@b4294967295, @b4294967295) after(%7)
   %0 = free @b4294967295 after(%7, %4294967295)
