@@ -13,12 +13,13 @@
 //! `shim/emit.cpp`, since MLIR's C API emits errors only. MLIR has no free-standing note, so a
 //! note a pass emits on its own is a remark, and the notes of a failure are folded into its
 //! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
-//! locations. MLIR prints the pass with its options (see [`textual`]).
+//! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
+//! prints the pass with its options (see [`textual`]).
 //! Cost: the import and export (O(V + E + B)) around the pass's own.
 
 use crate::diagnostics::file_of;
 use crate::dialect;
-use crate::export::{append_ops, Locations};
+use crate::export::{append_ops, Carried};
 use crate::import::{import_module, lattice_modules};
 use crate::strings::op_name;
 use lattice::pipeline::PassSpec;
@@ -127,10 +128,11 @@ impl LatticePass {
             let name =
                 r.op.and_then(|op| module.ops.get(op.index()))
                     .map(|op| op.name);
-            let known = name.and_then(|name| imported.locations.ops.get(&name));
-            let at = known
-                .copied()
-                .unwrap_or_else(|| relocate(context, module_op.location(), r.loc));
+            let known = name.and_then(|name| imported.carried.ops.get(&name));
+            let at = known.map_or_else(
+                || relocate(context, module_op.location(), r.loc),
+                |kept| kept.location,
+            );
             emit(at, r.severity, &format!("{arg}: {}", r.message));
         }
         if failed {
@@ -139,7 +141,7 @@ impl LatticePass {
         if module == imported.module {
             return true;
         }
-        if let Err(message) = replace_body(context, module_op, &module, &imported.locations) {
+        if let Err(message) = replace_body(context, module_op, &module, &imported.carried) {
             emit(
                 module_op.location(),
                 Severity::Error,
@@ -257,12 +259,13 @@ fn emit(location: Location<'_>, severity: Severity, message: &str) {
     }
 }
 
-/// Replaces the body of `module_op` by `module`'s ops.
+/// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
+/// (locations and foreign attributes).
 fn replace_body<'c>(
     context: &'c Context,
     module_op: OperationRef<'c, '_>,
     module: &Module,
-    locations: &Locations<'c>,
+    carried: &Carried<'c>,
 ) -> Result<(), String> {
     let body = module_op
         .region(0)
@@ -281,5 +284,5 @@ fn replace_body<'c>(
         // SAFETY: the op belongs to this body and no op left in it uses its results.
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     }
-    append_ops(context, &body, module, locations).map_err(|e| e.to_string())
+    append_ops(context, &body, module, carried).map_err(|e| e.to_string())
 }

@@ -40,7 +40,7 @@ pub mod text;
 #[cfg(feature = "mlir")]
 pub use error::{BridgeError, ImportError, ImportErrorKind};
 #[cfg(feature = "mlir")]
-pub use export::{lir_to_mlir, Locations};
+pub use export::{lir_to_mlir, Carried, Kept};
 #[cfg(feature = "mlir")]
 pub use external::lattice_pass;
 #[cfg(feature = "mlir")]

@@ -11,6 +11,7 @@
 //! - pipelines are faithful: MLIR prints lattice passes with their options (`--dump-pass-pipeline`
 //!   text, IR-printing headers), the printed pipeline rebuilds the same one, and lattice passes
 //!   run at any nesting level (`builtin.module(builtin.module(…))`, `any(…)`);
+//! - foreign attributes on lattice ops (`npu.tag`) survive import, rewriting passes and export;
 //! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input.
 //!
 //! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
@@ -799,5 +800,91 @@ fn warnings_and_remarks_of_lattice_passes_reach_mlir_at_their_op() {
             (Severity::Remark, "lattice-test-remark: looked here", line),
             (Severity::Warning, "lattice-test-remark: careful", line),
         ]
+    );
+}
+
+/// `text` with `attribute` added to the attribute dictionary of its line `line` (1-based).
+fn with_attribute(text: &str, line: usize, attribute: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let target = &mut lines[line - 1];
+    let open = target.find('{').unwrap();
+    target.insert_str(open + 1, &format!("{attribute}, "));
+    lines.join("\n") + "\n"
+}
+
+/// The text of attribute `name` on the first op of `block` called `op` whose text holds `needle`.
+fn attribute_of(block: melior::ir::BlockRef<'_, '_>, op: &str, needle: &str, name: &str) -> String {
+    let found = std::iter::successors(block.first_operation(), |o| o.next_in_block())
+        .find(|o| lattice_mlir::strings::op_name(*o) == op && operation_text(*o).contains(needle))
+        .unwrap_or_else(|| panic!("no {op} with {needle}"));
+    found
+        .attribute(name)
+        .map(lattice_mlir::strings::attribute_text)
+        .unwrap_or_else(|_| panic!("{op} with {needle} lost `{name}`"))
+}
+
+#[test]
+fn foreign_attributes_on_lattice_ops_survive_import_rewrites_and_export() {
+    let parsed = smallest_case();
+    let text = lir_to_mlir_text(&parsed).unwrap();
+    let op = parsed.op(parsed.schedule[parsed.schedule.len() / 2]).name;
+    let buffer = parsed.buffers[0].name;
+    let op_line = line_of_op(&text, op) as usize;
+    let buffer_id = format!("id = {buffer} : ui32");
+    let buffer_line = 1 + text
+        .lines()
+        .position(|l| l.contains("lattice.buffer") && l.contains(&buffer_id))
+        .unwrap();
+    let phase_line = 1 + text
+        .lines()
+        .position(|l| l.contains("lattice.phase"))
+        .unwrap();
+    let mut tagged = with_attribute(&text, op_line, "npu.tag = \"op\"");
+    tagged = with_attribute(&tagged, buffer_line, "npu.bank = 3 : i32");
+    tagged = with_attribute(&tagged, phase_line, "npu.note = \"header\"");
+
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &tagged).unwrap();
+    // Import reads the module as if the attributes were not there, and keeps them aside.
+    let imported = import_single(mlir.as_operation()).unwrap();
+    assert_eq!(print_module(&imported.module), print_module(&parsed));
+    let kept: Vec<String> = imported.carried.ops[&op]
+        .attributes
+        .iter()
+        .map(|(name, value)| {
+            format!(
+                "{} = {}",
+                lattice_mlir::strings::identifier(*name),
+                lattice_mlir::strings::attribute_text(*value)
+            )
+        })
+        .collect();
+    assert_eq!(kept, ["npu.tag = \"op\""]);
+
+    // mpas and dlr rewrite the module (new order, offsets, spill ops); MLIR verifies after each.
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "lattice-mpas,lattice-dlr", REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
+    let module = import_single(mlir.as_operation()).unwrap().module;
+    assert_eq!(
+        print_module(&module),
+        print_module(&run_lattice(&parsed, "mpas,dlr"))
+    );
+    let body = mlir.body();
+    let op_id = format!("id = {op} : ui32");
+    let op_kind = match parsed.op(parsed.schedule[parsed.schedule.len() / 2]).kind {
+        lattice_lir::OpKind::Alloc { .. } => dialect::ALLOC,
+        lattice_lir::OpKind::Free { .. } => dialect::FREE,
+        _ => dialect::COMMAND,
+    };
+    assert_eq!(attribute_of(body, op_kind, &op_id, "npu.tag"), "\"op\"");
+    assert_eq!(
+        attribute_of(body, dialect::BUFFER, &buffer_id, "npu.bank"),
+        "3 : i32"
+    );
+    assert_eq!(
+        attribute_of(body, dialect::PHASE, "planned", "npu.note"),
+        "\"header\""
     );
 }
