@@ -6,8 +6,6 @@
 //! Invariant: the shim and the linked MLIR come from one prefix, so the C++ layouts agree. Fails
 //! with a sentence (not a panic) when the prefix is unset or the compiler fails.
 
-use std::path::PathBuf;
-
 fn main() -> Result<(), String> {
     println!("cargo:rerun-if-changed=shim/emit.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
@@ -20,7 +18,7 @@ fn build_shim() -> Result<(), String> {
         "MLIR_SYS_220_PREFIX is not set: point it at LLVM/MLIR 22 (e.g. /usr/lib/llvm-22), \
          as mlir-sys needs too (see docs/mlir.md)",
     )?;
-    let include = PathBuf::from(prefix).join("include");
+    let include = std::path::PathBuf::from(prefix).join("include");
     if !include.join("mlir/IR/Diagnostics.h").is_file() {
         return Err(format!(
             "{}: no MLIR headers (install libmlir-22-dev)",
