@@ -44,6 +44,30 @@ pub const OPS: [&str; 8] = [
     PHASE, TARGET, BUFFER, ALLOC, FREE, COMMAND, SPILL_OUT, SPILL_IN,
 ];
 
+/// The attributes lattice op `op` defines (every other attribute on it is foreign: the importer
+/// keeps it aside and the bridge puts it back when a pass rewrites the module).
+pub fn own_attributes(op: &str) -> &'static [&'static str] {
+    match op {
+        PHASE => &["phase"],
+        TARGET => &[
+            "tiers",
+            "pipes",
+            "spill_out",
+            "spill_in",
+            "spill_cost_base",
+            "spill_cost_per_byte",
+            "l0_exclusive",
+        ],
+        BUFFER => &["id", "tier", "size", "backed"],
+        ALLOC => &["id", "dep_kinds", "offset"],
+        FREE => &["id", "dep_kinds"],
+        COMMAND => &["id", "opcode", "pipe", "cycles", "dep_kinds", SEGMENT_SIZES],
+        SPILL_OUT => &["id", "pipe", "cycles", "dep_kinds"],
+        SPILL_IN => &["id", "offset", "pipe", "cycles", "dep_kinds"],
+        _ => &[],
+    }
+}
+
 /// The lattice op called `name`, as its constant.
 pub fn op_named(name: &str) -> Option<&'static str> {
     OPS.into_iter().find(|op| *op == name)

@@ -9,11 +9,15 @@
 //!
 //! Invariants: the importer reads back exactly the module written (same printed LIR); ops keep
 //! the MLIR locations the caller hands in (so diagnostics after a rewrite still point at the
-//! user's `.mlir` lines), and ops without one get a name location (`"%12"`, `"@b3"`).
+//! user's `.mlir` lines), and ops without one get a name location (`"%12"`, `"@b3"`); ops also
+//! get back the foreign attributes handed in (a toolchain's discardable `npu.tag`, …) beside
+//! their own; one named like an attribute the op defines is left out, so it never changes what
+//! the op means.
 //! Complexity: O(V + E + B) ops and attributes built.
 
 use crate::dialect;
 use crate::error::BridgeError;
+use crate::strings::identifier;
 use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Target};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
@@ -26,16 +30,26 @@ use melior::ir::{Attribute, BlockRef, Identifier, Location, Type, Value};
 use melior::Context;
 use std::collections::HashMap;
 
-/// MLIR locations of a module's ops and buffers, by their names (`%12` → 12, `@b3` → 3), which
-/// passes keep, unlike arena indices.
+/// What the MLIR ops of a module hold that LIR has no place for, by op and buffer names (`%12` →
+/// 12, `@b3` → 3), which passes keep, unlike arena indices.
 #[derive(Clone, Debug, Default)]
-pub struct Locations<'c> {
+pub struct Carried<'c> {
     /// Per op name.
-    pub ops: HashMap<u32, Location<'c>>,
+    pub ops: HashMap<u32, Kept<'c>>,
     /// Per buffer name.
-    pub buffers: HashMap<u32, Location<'c>>,
-    /// Of the `lattice.phase` and `lattice.target` ops.
-    pub header: Vec<Location<'c>>,
+    pub buffers: HashMap<u32, Kept<'c>>,
+    /// Of the `lattice.phase` and `lattice.target` ops, in that order.
+    pub header: Vec<Kept<'c>>,
+}
+
+/// What one MLIR op holds beyond its LIR meaning.
+#[derive(Clone, Debug)]
+pub struct Kept<'c> {
+    /// Where the op came from.
+    pub location: Location<'c>,
+    /// Its attributes the lattice op does not define (see [`dialect::own_attributes`]), as they
+    /// were: name and value, both uniqued in the context.
+    pub attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
 }
 
 /// `module` as a new MLIR module of the `lattice` dialect (loaded in `context`).
@@ -53,30 +67,31 @@ pub fn lir_to_mlir<'c>(
         "sym_name",
         StringAttribute::new(context, &module.name).into(),
     );
-    append_ops(context, &mlir.body(), module, &Locations::default())?;
+    append_ops(context, &mlir.body(), module, &Carried::default())?;
     Ok(mlir)
 }
 
-/// Appends the ops of `module` to `block`, at `locations` where given.
+/// Appends the ops of `module` to `block`, with the locations and foreign attributes `carried`
+/// holds for them (ops it does not know get a name location and no foreign attribute).
 pub fn append_ops<'c>(
     context: &'c Context,
     block: &BlockRef<'c, '_>,
     module: &Module,
-    locations: &Locations<'c>,
+    carried: &Carried<'c>,
 ) -> Result<(), BridgeError> {
     let w = Writer::new(context)?;
-    let header = |i: usize| locations.header.get(i).copied();
     let unknown = Location::unknown(context);
+    let header = |i: usize| Origin::of(carried.header.get(i), || unknown);
     block.append_operation(w.build(
         dialect::PHASE,
-        header(0).unwrap_or(unknown),
+        header(0),
         &[("phase", w.string(module.phase.keyword()))],
         &[],
         None,
     )?);
     block.append_operation(w.build(
         dialect::TARGET,
-        header(1).unwrap_or(unknown),
+        header(1),
         &w.target(&module.target),
         &[],
         None,
@@ -85,23 +100,25 @@ pub fn append_ops<'c>(
     let mut buffers: Vec<Value<'c, '_>> = Vec::with_capacity(module.buffers.len());
     for id in module.buffer_ids() {
         let b = module.buffer(id);
-        let location = locations.buffers.get(&b.name).copied();
-        let location = location.unwrap_or_else(|| w.named(&format!("@b{}", b.name)));
+        let origin = Origin::of(carried.buffers.get(&b.name), || {
+            w.named(&format!("@b{}", b.name))
+        });
         let attributes = [
             ("id", w.uint(32, u64::from(b.name))),
             ("tier", w.string(&module.target.tier(b.tier).name)),
             ("size", w.uint(64, b.size)),
             ("backed", w.boolean(b.backed)),
         ];
-        let op = w.build(dialect::BUFFER, location, &attributes, &[], Some(w.buf))?;
+        let op = w.build(dialect::BUFFER, origin, &attributes, &[], Some(w.buf))?;
         buffers.push(result(block.append_operation(op))?);
     }
 
     let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
     for &id in &module.schedule {
         let op = module.op(id);
-        let location = locations.ops.get(&op.name).copied();
-        let location = location.unwrap_or_else(|| w.named(&format!("%{}", op.name)));
+        let origin = Origin::of(carried.ops.get(&op.name), || {
+            w.named(&format!("%{}", op.name))
+        });
         let deps = dep_values(module, id, &op.deps, &tokens)?;
         let kinds = w.dep_kinds(&op.deps);
         let pipe = |p| w.string(module.target.pipe(p));
@@ -116,7 +133,7 @@ pub fn append_ops<'c>(
                 let operands = [&[buf(*buffer)][..], &deps].concat();
                 w.build(
                     dialect::ALLOC,
-                    location,
+                    origin,
                     &attributes,
                     &operands,
                     Some(w.token),
@@ -125,13 +142,7 @@ pub fn append_ops<'c>(
             OpKind::Free { buffer } => {
                 let operands = [&[buf(*buffer)][..], &deps].concat();
                 let attributes = [id_attr, ("dep_kinds", kinds)];
-                w.build(
-                    dialect::FREE,
-                    location,
-                    &attributes,
-                    &operands,
-                    Some(w.token),
-                )
+                w.build(dialect::FREE, origin, &attributes, &operands, Some(w.token))
             }
             OpKind::Compute {
                 opcode,
@@ -152,7 +163,7 @@ pub fn append_ops<'c>(
                 let operands = [&buffer_values[..], &deps].concat();
                 w.build(
                     dialect::COMMAND,
-                    location,
+                    origin,
                     &attributes,
                     &operands,
                     Some(w.token),
@@ -172,7 +183,7 @@ pub fn append_ops<'c>(
                 let operands = [&[buf(*buffer)][..], &deps].concat();
                 w.build(
                     dialect::SPILL_OUT,
-                    location,
+                    origin,
                     &attributes,
                     &operands,
                     Some(w.token),
@@ -194,7 +205,7 @@ pub fn append_ops<'c>(
                 let operands = [&[buf(*buffer)][..], &deps].concat();
                 w.build(
                     dialect::SPILL_IN,
-                    location,
+                    origin,
                     &attributes,
                     &operands,
                     Some(w.token),
@@ -234,6 +245,29 @@ fn result<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) -> Result<Value<'c, 'a>,
     op.result(0)
         .map(Into::into)
         .map_err(|e| BridgeError::Export(e.to_string()))
+}
+
+/// Where a written op comes from: its location and the foreign attributes to put back on it.
+#[derive(Clone, Copy)]
+struct Origin<'k, 'c> {
+    location: Location<'c>,
+    attributes: &'k [(Identifier<'c>, Attribute<'c>)],
+}
+
+impl<'k, 'c> Origin<'k, 'c> {
+    /// What `kept` holds, or a fresh op at `fallback` without foreign attributes.
+    fn of(kept: Option<&'k Kept<'c>>, fallback: impl FnOnce() -> Location<'c>) -> Self {
+        match kept {
+            Some(kept) => Origin {
+                location: kept.location,
+                attributes: &kept.attributes,
+            },
+            None => Origin {
+                location: fallback(),
+                attributes: &[],
+            },
+        }
+    }
 }
 
 /// Builds attributes and ops in one context.
@@ -318,19 +352,27 @@ impl<'c> Writer<'c> {
         ]
     }
 
+    /// The op `name` at `origin`, with `attributes` and the foreign attributes of `origin` but
+    /// those named like one of `attributes` (a foreign attribute cannot change what the op means,
+    /// and MLIR wants names unique).
     fn build(
         &self,
         name: &str,
-        location: Location<'c>,
+        origin: Origin<'_, 'c>,
         attributes: &[(&str, Attribute<'c>)],
         operands: &[Value<'c, '_>],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
-        let attributes: Vec<(Identifier<'c>, Attribute<'c>)> = attributes
+        let own = attributes
             .iter()
-            .map(|&(k, v)| (Identifier::new(self.context, k), v))
-            .collect();
-        OperationBuilder::new(name, location)
+            .map(|&(k, v)| (Identifier::new(self.context, k), v));
+        let foreign = origin
+            .attributes
+            .iter()
+            .filter(|(k, _)| !attributes.iter().any(|(own, _)| identifier(*k) == *own));
+        let attributes: Vec<(Identifier<'c>, Attribute<'c>)> =
+            own.chain(foreign.copied()).collect();
+        OperationBuilder::new(name, origin.location)
             .add_attributes(&attributes)
             .add_operands(operands)
             .add_results(result.as_slice())

@@ -6,16 +6,20 @@
 //! error fails it, the phase may not move back, the result must verify), and, only if the pass
 //! changed the module, replaces the module's body with the result.
 //!
-//! Invariants: failures surface as MLIR error diagnostics at the op they concern (its MLIR
-//! location, or the module's when the op is new or unknown), prefixed by the pass argument
-//! (`lattice-dlr: …`), and the pass signals failure; notes of a failure are folded into its
-//! message, and warnings and remarks are not forwarded (MLIR's C API emits errors only). A
-//! failing module is left as it was. Ops that survive a rewrite keep their MLIR locations.
+//! Invariants: every diagnostic of a lattice pass reaches MLIR's diagnostic engine at the op it
+//! concerns (its MLIR location, or the module's when the op is new or unknown), prefixed by the
+//! pass name (`lattice-dlr: …`), in the order the pass emitted it: errors as errors (the pass then
+//! signals failure), warnings as warnings, remarks as remarks — the latter two through
+//! `shim/emit.cpp`, since MLIR's C API emits errors only. MLIR has no free-standing note, so a
+//! note a pass emits on its own is a remark, and the notes of a failure are folded into its
+//! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
+//! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
+//! prints the pass with its options (see [`textual`]).
 //! Cost: the import and export (O(V + E + B)) around the pass's own.
 
 use crate::diagnostics::file_of;
 use crate::dialect;
-use crate::export::{append_ops, Locations};
+use crate::export::{append_ops, Carried};
 use crate::import::{import_module, lattice_modules};
 use crate::strings::op_name;
 use lattice::pipeline::PassSpec;
@@ -27,8 +31,8 @@ use melior::ir::operation::OperationLike;
 use melior::ir::r#type::TypeId;
 use melior::ir::{Location, OperationRef, RegionLike};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
-use melior::{Context, ContextRef};
-use std::ffi::CString;
+use melior::{Context, ContextRef, StringRef};
+use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirStringRef};
 
 /// The MLIR pass argument of a lattice pass: `lattice-` and its registered name.
 pub fn argument(pass: &str) -> String {
@@ -40,14 +44,26 @@ pub fn lattice_pass(spec: PassSpec, registry: Registry) -> Pass {
     let name = argument(spec.name);
     let description = registry.get(spec.name).map_or("", |info| info.summary);
     create_external(
-        LatticePass { spec, registry },
+        LatticePass {
+            spec: spec.clone(),
+            registry,
+        },
         TypeId::create(&PASS_ID),
         &name,
-        &name,
+        &textual(&spec),
         description,
         "",
         &[],
     )
+}
+
+/// What MLIR prints for the pass: `lattice-dlr{victim=lru …}`, every option with its canonical
+/// value. MLIR prints a pass as its argument followed by the options registered with it, and the
+/// C API's external passes register none (`mlir::ExternalPass` keeps `passOptions` empty and does
+/// not override `initializeOptions`), so the argument itself carries them; [`crate::add_pipeline`]
+/// parses the printed text back to the same passes.
+pub fn textual(spec: &PassSpec) -> String {
+    format!("lattice-{spec}")
 }
 
 /// The address MLIR identifies lattice passes by (one for all: MLIR tells passes of one
@@ -83,8 +99,9 @@ impl<'c> RunExternalPass<'c> for LatticePass {
     }
 }
 
-/// A failure to report: the message and where.
-struct Failure {
+/// A diagnostic to report: its severity, the message and where.
+struct Report {
+    severity: Severity,
     op: Option<OpId>,
     loc: Option<Loc>,
     message: String,
@@ -99,40 +116,48 @@ impl LatticePass {
             Err(errors) => {
                 for e in errors {
                     let at = relocate(context, module_op.location(), e.loc);
-                    emit(at, &format!("{arg}: {e}"));
+                    emit(at, Severity::Error, &format!("{arg}: {e}"));
                 }
                 return false;
             }
         };
         let mut module = imported.module.clone();
-        let failures = self.run_lattice(&mut module);
-        if !failures.is_empty() {
-            for f in failures {
-                let name =
-                    f.op.and_then(|op| module.ops.get(op.index()))
-                        .map(|op| op.name);
-                let known = name.and_then(|name| imported.locations.ops.get(&name));
-                let at = known
-                    .copied()
-                    .unwrap_or_else(|| relocate(context, module_op.location(), f.loc));
-                emit(at, &format!("{arg}: {}", f.message));
-            }
+        let reports = self.run_lattice(&mut module);
+        let failed = reports.iter().any(|r| r.severity == Severity::Error);
+        for r in reports {
+            let name =
+                r.op.and_then(|op| module.ops.get(op.index()))
+                    .map(|op| op.name);
+            let known = name.and_then(|name| imported.carried.ops.get(&name));
+            let at = known.map_or_else(
+                || relocate(context, module_op.location(), r.loc),
+                |kept| kept.location,
+            );
+            emit(at, r.severity, &format!("{arg}: {}", r.message));
+        }
+        if failed {
             return false;
         }
         if module == imported.module {
             return true;
         }
-        if let Err(message) = replace_body(context, module_op, &module, &imported.locations) {
-            emit(module_op.location(), &format!("{arg}: {message}"));
+        if let Err(message) = replace_body(context, module_op, &module, &imported.carried) {
+            emit(
+                module_op.location(),
+                Severity::Error,
+                &format!("{arg}: {message}"),
+            );
             return false;
         }
         true
     }
 
     /// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
-    /// does; leaves `module` as the pass left it and returns every failure.
-    fn run_lattice(&self, module: &mut Module) -> Vec<Failure> {
-        let at = |loc: Option<Loc>, message: String| Failure {
+    /// does; leaves `module` as the pass left it and returns what the pass emitted (warnings and
+    /// remarks too) followed by every failure. The pass failed when an error is among them.
+    fn run_lattice(&self, module: &mut Module) -> Vec<Report> {
+        let at = |loc: Option<Loc>, message: String| Report {
+            severity: Severity::Error,
             op: None,
             loc,
             message,
@@ -155,10 +180,10 @@ impl LatticePass {
         let mut cx = PassContext::new(&mut analyses);
         let result = pass.run(module, &mut cx);
         let (_, _, emitted) = cx.finish();
-        let mut failures: Vec<Failure> = emitted
+        let mut reports: Vec<Report> = emitted
             .into_iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| Failure {
+            .map(|d| Report {
+                severity: d.severity,
                 op: d.op,
                 loc: None,
                 message: d.message,
@@ -170,29 +195,28 @@ impl LatticePass {
                 .iter()
                 .map(|(_, n)| format!("; note: {n}"))
                 .collect();
-            failures.push(Failure {
+            reports.push(Report {
                 op: error.op,
-                loc: None,
-                message: format!("{}{notes}", error.message),
+                ..at(None, format!("{}{notes}", error.message))
             });
         }
-        if !failures.is_empty() {
-            return failures;
+        if reports.iter().any(|r| r.severity == Severity::Error) {
+            return reports;
         }
         if module.phase < phase {
             let message = format!(
                 "the pass moved the phase back from `{phase}` to `{}`",
                 module.phase
             );
-            return vec![at(None, message)];
+            reports.push(at(None, message));
+        } else if let Err(errors) = verify_module(module) {
+            reports.extend(
+                errors
+                    .iter()
+                    .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}"))),
+            );
         }
-        match verify_module(module) {
-            Ok(()) => Vec::new(),
-            Err(errors) => errors
-                .iter()
-                .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}")))
-                .collect(),
-        }
+        reports
     }
 }
 
@@ -207,19 +231,41 @@ fn relocate<'c>(context: &'c Context, module: Location<'c>, loc: Option<Loc>) ->
     }
 }
 
-/// Emits an MLIR error diagnostic.
-fn emit(location: Location<'_>, message: &str) {
-    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    // SAFETY: the location is valid and the message a NUL-terminated string MLIR copies.
-    unsafe { mlir_sys::mlirEmitError(location.to_raw(), message.as_ptr()) }
+extern "C" {
+    /// `shim/emit.cpp`: reports `message` at `location` with an `MlirDiagnosticSeverity`.
+    fn latticeMlirEmit(
+        location: MlirLocation,
+        severity: MlirDiagnosticSeverity,
+        message: MlirStringRef,
+    );
 }
 
-/// Replaces the body of `module_op` by `module`'s ops.
+/// Emits an MLIR diagnostic of `severity` (a note, which MLIR cannot report alone, as a remark).
+fn emit(location: Location<'_>, severity: Severity, message: &str) {
+    let severity = match severity {
+        Severity::Error => mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticError,
+        Severity::Warning => mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticWarning,
+        Severity::Remark | Severity::Note => mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticRemark,
+    };
+    // SAFETY: the location belongs to a live context (the op being run on holds it), the string
+    // reference points at `message`'s bytes, which outlive the call, and the shim neither keeps
+    // them (MLIR copies the message into the diagnostic) nor unwinds.
+    unsafe {
+        latticeMlirEmit(
+            location.to_raw(),
+            severity,
+            StringRef::new(message).to_raw(),
+        )
+    }
+}
+
+/// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
+/// (locations and foreign attributes).
 fn replace_body<'c>(
     context: &'c Context,
     module_op: OperationRef<'c, '_>,
     module: &Module,
-    locations: &Locations<'c>,
+    carried: &Carried<'c>,
 ) -> Result<(), String> {
     let body = module_op
         .region(0)
@@ -238,5 +284,5 @@ fn replace_body<'c>(
         // SAFETY: the op belongs to this body and no op left in it uses its results.
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     }
-    append_ops(context, &body, module, locations).map_err(|e| e.to_string())
+    append_ops(context, &body, module, carried).map_err(|e| e.to_string())
 }

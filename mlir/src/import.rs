@@ -8,7 +8,9 @@
 //! a dependency after its user, like in LIR text).
 //!
 //! Invariants: the result carries, per op and buffer, the MLIR location it came from (and a LIR
-//! [`Loc`] when that is a file location), so diagnostics about it point at the user's text; every
+//! [`Loc`] when that is a file location), so diagnostics about it point at the user's text, and
+//! the attributes the lattice op does not define (a toolchain's `npu.tag`), so a rewrite can put
+//! them back ([`Carried`]); every
 //! name is checked against the LIR grammar, so the module prints as LIR that parses back; no
 //! input, however malformed, panics — every problem is an [`ImportError`]. Integers are accepted
 //! at any width up to 64 bits, signed or not, when non-negative and in range. The module is not
@@ -21,8 +23,8 @@
 use crate::diagnostics::loc_of;
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
-use crate::export::Locations;
-use crate::strings::{attribute_text, op_name, string_value};
+use crate::export::{Carried, Kept};
+use crate::strings::{attribute_text, identifier, op_name, string_value};
 use lattice_lir::diag::Loc;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
 use lattice_lir::{SpillCost, Target, Tier, TierId};
@@ -39,8 +41,8 @@ use std::collections::{HashMap, HashSet};
 pub struct Imported<'c> {
     /// The LIR module.
     pub module: Module,
-    /// The MLIR location of every op and buffer.
-    pub locations: Locations<'c>,
+    /// The MLIR location and foreign attributes of every op, buffer and header op.
+    pub carried: Carried<'c>,
 }
 
 /// Every lattice module in `root` (itself included), outermost first, in text order.
@@ -160,16 +162,16 @@ pub fn import_module<'c>(
 
     let mut module = Module::new(name, target);
     module.phase = phase;
-    let mut locations = Locations {
-        header: vec![phase_op.location(), target_op.location()],
-        ..Locations::default()
+    let mut carried = Carried {
+        header: vec![kept(phase_op), kept(target_op)],
+        ..Carried::default()
     };
     let mut buffer_ids: HashMap<usize, BufferId> = HashMap::with_capacity(buffer_ops.len());
     let mut broken_buffers = HashSet::new();
     for op in &buffer_ops {
         match read_buffer(*op, &module.target) {
             Ok(buffer) => {
-                locations.buffers.insert(buffer.name, op.location());
+                carried.buffers.insert(buffer.name, kept(*op));
                 let id = module.add_buffer(buffer);
                 buffer_ids.insert(key(*op), id);
             }
@@ -194,16 +196,29 @@ pub fn import_module<'c>(
             // Its buffer's declaration is already reported.
             Ok(None) => {}
             Ok(Some(lir_op)) => {
-                locations.ops.insert(lir_op.name, op.location());
+                carried.ops.insert(lir_op.name, kept(op));
                 module.push_op(lir_op);
             }
             Err(e) => errors.push(e),
         }
     }
     if errors.is_empty() {
-        Ok(Imported { module, locations })
+        Ok(Imported { module, carried })
     } else {
         Err(errors)
+    }
+}
+
+/// The location and foreign attributes of lattice op `op`.
+fn kept<'c>(op: OperationRef<'c, '_>) -> Kept<'c> {
+    let own = dialect::own_attributes(&op_name(op));
+    let attributes = (0..op.attribute_count())
+        .filter_map(|i| op.attribute_at(i).ok())
+        .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
+        .collect();
+    Kept {
+        location: op.location(),
+        attributes,
     }
 }
 

@@ -43,12 +43,12 @@ pub mod text;
 #[cfg(feature = "mlir")]
 pub use error::{BridgeError, ImportError, ImportErrorKind};
 #[cfg(feature = "mlir")]
-pub use export::{lir_to_mlir, Locations};
+pub use export::{lir_to_mlir, Carried, Kept};
 #[cfg(feature = "mlir")]
 pub use external::lattice_pass;
 #[cfg(feature = "mlir")]
 pub use import::{import_module, import_single, lattice_modules, Imported};
 #[cfg(feature = "mlir")]
-pub use pipeline::{add_pipeline, PipelineError};
+pub use pipeline::{add_pipeline, pipeline_text, PipelineError};
 #[cfg(feature = "mlir")]
 pub use text::{lir_to_mlir_text, mlir_to_lir, MLIR_INPUT};

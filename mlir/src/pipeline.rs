@@ -2,15 +2,19 @@
 //! lattice's `{key=value …}` options) are lattice passes, e.g.
 //! `canonicalize,lattice-mpas,lattice-dlr{victim=lru},lattice-verify`.
 //!
-//! Invariants: elements keep their order; every other element (a pass, or a nested pipeline such
-//! as `func.func(cse)`) is handed to MLIR's own pipeline parser unchanged; an outer
-//! `builtin.module(…)` is accepted and stands for the manager itself. New lattice passes need
-//! nothing here: names resolve in the registry. Linear in the text.
+//! Invariants: elements keep their order; a nested pipeline `anchor(…)` (`builtin.module(…)`,
+//! `func.func(…)`, `any(…)`) becomes a nested pass manager at any depth, so lattice passes may sit
+//! wherever lattice modules are; every other element (an upstream pass with its options) is handed
+//! to MLIR's own pipeline parser unchanged; an outer `builtin.module(…)` or `any(…)` is accepted
+//! and stands for the manager itself. Lattice passes are registered with MLIR under an argument
+//! that carries their canonical options (see [`crate::external`]), so the pipeline MLIR prints
+//! back ([`pipeline_text`]) is accepted here and rebuilds the same pipeline. New lattice passes
+//! need nothing here: names resolve in the registry. Linear in the text times the nesting depth.
 
 use crate::external::lattice_pass;
-use crate::strings::append_message;
+use crate::strings::{append_message, pass_pipeline_text};
 use lattice::{parse_pipeline, Registry};
-use melior::pass::PassManager;
+use melior::pass::{OperationPassManager, PassManager};
 use melior::StringRef;
 use std::ffi::c_void;
 
@@ -33,6 +37,11 @@ pub enum PipelineError {
         /// MLIR's message.
         message: String,
     },
+    /// A nested pipeline `(…)` names no op to run on.
+    #[error(
+        "in `{0}`: a nested pipeline needs an op name before `(` (`builtin.module`, `any`, …)"
+    )]
+    NoAnchor(String),
     /// Parentheses, braces or quotes do not balance.
     #[error("unbalanced `{0}` in the pipeline")]
     Unbalanced(char),
@@ -46,26 +55,61 @@ pub fn add_pipeline(
     registry: Registry,
 ) -> Result<(), PipelineError> {
     let text = text.trim();
-    let inner = text
-        .strip_prefix("builtin.module(")
-        .and_then(|rest| rest.strip_suffix(')'))
-        .unwrap_or(text);
-    for element in split_elements(inner)? {
-        match element.strip_prefix("lattice-") {
-            Some(pass) => {
-                let pipeline =
-                    parse_pipeline(pass, &registry).map_err(|e| PipelineError::Lattice {
-                        element: element.to_owned(),
-                        message: e.to_string(),
-                    })?;
-                for spec in pipeline.passes {
-                    manager.add_pass(lattice_pass(spec, registry));
-                }
+    // melior's manager is op-agnostic, so MLIR prints its pipeline as `any(…)`; both that and the
+    // `builtin.module(…)` users write stand for the manager itself.
+    let inner = match nest(text) {
+        Some(("builtin.module" | "any", inner)) => inner,
+        _ => text,
+    };
+    add_elements(manager.as_operation_pass_manager(), inner, registry)
+}
+
+/// The pipeline of `manager` as MLIR prints it (what `--dump-pass-pipeline`, IR-printing headers
+/// and crash reproducers show); lattice passes appear with all their options, so
+/// [`add_pipeline`] on a new manager rebuilds the same pipeline from it.
+pub fn pipeline_text(manager: &PassManager<'_>) -> String {
+    pass_pipeline_text(manager.as_operation_pass_manager())
+}
+
+/// Appends every element of `text` (a comma-separated list) to `manager`, nesting a manager per
+/// `anchor(…)` element so that lattice passes may sit at any depth.
+fn add_elements(
+    manager: OperationPassManager<'_, '_>,
+    text: &str,
+    registry: Registry,
+) -> Result<(), PipelineError> {
+    for element in split_elements(text)? {
+        if let Some((anchor, inner)) = nest(element) {
+            if anchor.is_empty() {
+                return Err(PipelineError::NoAnchor(element.to_owned()));
             }
-            None => add_mlir_elements(manager, element)?,
+            // `any` is MLIR's op-agnostic anchor: `OpPassManager::nest("any")` builds a manager
+            // for every isolated op, as the textual pipeline parser does.
+            add_elements(manager.nested_under(anchor), inner, registry)?;
+        } else if let Some(pass) = element.strip_prefix("lattice-") {
+            let pipeline = parse_pipeline(pass, &registry).map_err(|e| PipelineError::Lattice {
+                element: element.to_owned(),
+                message: e.to_string(),
+            })?;
+            for spec in pipeline.passes {
+                manager.add_pass(lattice_pass(spec, registry));
+            }
+        } else {
+            add_mlir_elements(manager, element)?;
         }
     }
     Ok(())
+}
+
+/// `(anchor, inner)` of a nested pipeline `anchor(inner)`: the element's first bracket is an
+/// opening parenthesis (a pass's options open with `{`). `split_elements` checked the balance.
+fn nest(element: &str) -> Option<(&str, &str)> {
+    let open = element.find(['(', '{'])?;
+    if !element[open..].starts_with('(') {
+        return None;
+    }
+    let inner = element[open + 1..].strip_suffix(')')?;
+    Some((element[..open].trim(), inner))
 }
 
 /// Splits at top-level commas, skipping empty elements.
@@ -113,14 +157,17 @@ fn split_elements(text: &str) -> Result<Vec<&str>, PipelineError> {
 }
 
 /// Hands `element` to MLIR's pipeline parser (every upstream pass registered).
-fn add_mlir_elements(manager: &PassManager<'_>, element: &str) -> Result<(), PipelineError> {
+fn add_mlir_elements(
+    manager: OperationPassManager<'_, '_>,
+    element: &str,
+) -> Result<(), PipelineError> {
     melior::utility::register_all_passes();
     let mut message = String::new();
     // SAFETY: the manager is valid; MLIR calls `append_message` only during this call, with
     // `message`.
     let result = unsafe {
         mlir_sys::mlirOpPassManagerAddPipeline(
-            manager.as_operation_pass_manager().to_raw(),
+            manager.to_raw(),
             StringRef::new(element).to_raw(),
             Some(append_message),
             &mut message as *mut String as *mut c_void,

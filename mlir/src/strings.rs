@@ -2,13 +2,15 @@
 //!
 //! melior's own accessors unwrap: `StringAttribute::value` panics on bytes that are not UTF-8,
 //! and its `StringRef::as_str` indexes the last byte, so an empty string (`tier = ""`, an empty
-//! chunk from a printer) panics. Input is user text, so the bridge reads strings through these
-//! functions instead. Invariant: none of them panics; what is not UTF-8 is `None` (values) or
-//! replaced lossily (printed forms, which are only shown to users). O(length) each.
+//! chunk from a printer, as its pass-pipeline `Display` may receive) panics. Input is user text,
+//! so the bridge reads strings through these functions instead. Invariant: none of them panics;
+//! what is not UTF-8 is `None` (values) or replaced lossily (printed forms, which are only shown
+//! to users). O(length) each.
 
 use melior::ir::attribute::{AttributeLike, StringAttribute};
 use melior::ir::operation::OperationLike;
 use melior::ir::{Attribute, Identifier, OperationRef};
+use melior::pass::OperationPassManager;
 use mlir_sys::{MlirDiagnostic, MlirStringRef};
 use std::ffi::c_void;
 
@@ -68,6 +70,14 @@ pub fn attribute_text(attribute: Attribute<'_>) -> String {
 pub fn operation_text(op: OperationRef<'_, '_>) -> String {
     // SAFETY: the op is valid; the callback only appends to the vector it is given.
     printed(|callback, data| unsafe { mlir_sys::mlirOperationPrint(op.to_raw(), callback, data) })
+}
+
+/// A pass manager's pipeline as MLIR prints it (`printAsTextualPipeline`).
+pub fn pass_pipeline_text(manager: OperationPassManager<'_, '_>) -> String {
+    // SAFETY: the manager is valid; the callback only appends to the vector it is given.
+    printed(|callback, data| unsafe {
+        mlir_sys::mlirPrintPassPipeline(manager.to_raw(), callback, data)
+    })
 }
 
 /// The message of a diagnostic.

@@ -7,6 +7,11 @@
 //! - an MLIR `PassManager` running `canonicalize` and the lattice passes as external passes gives
 //!   the module and the metrics `lattice-opt` gives;
 //! - pass failures become MLIR error diagnostics at the failing op, and leave the module as it was;
+//!   warnings and remarks of lattice passes reach MLIR as warnings and remarks at their op;
+//! - pipelines are faithful: MLIR prints lattice passes with their options (`--dump-pass-pipeline`
+//!   text, IR-printing headers), the printed pipeline rebuilds the same one, and lattice passes
+//!   run at any nesting level (`builtin.module(builtin.module(…))`, `any(…)`);
+//! - foreign attributes on lattice ops (`npu.tag`) survive import, rewriting passes and export;
 //! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input.
 //!
 //! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
@@ -23,13 +28,14 @@ use lattice_mlir::diagnostics::Capture;
 use lattice_mlir::strings::operation_text;
 use lattice_mlir::{
     add_pipeline, dialect, import_single, lattice_modules, lir_to_mlir, lir_to_mlir_text,
-    mlir_to_lir, ImportErrorKind, MLIR_INPUT,
+    mlir_to_lir, pipeline_text, ImportErrorKind, MLIR_INPUT,
 };
 use lattice_passes::REGISTRY;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
+use melior::ir::operation::OperationPrintingFlags;
 use melior::ir::{Module as MlirModule, RegionLike};
-use melior::pass::PassManager as MlirPassManager;
+use melior::pass::{PassIrPrintingOptions, PassManager as MlirPassManager};
 use std::path::{Path, PathBuf};
 
 fn shared_cases() -> Vec<(String, String)> {
@@ -150,7 +156,7 @@ fn the_example_and_a_hand_written_target_round_trip() {
     spill_out DMA, spill_in DMA, spill_cost = 0 + 1 * size
     l0_exclusive = false
   }
-  buffer @b4294967295 : TCM[64] backed
+  buffer @b4294967295 : TCM[64]
   %7 = alloc @b4294967295
   %4294967295 = LOAD_2 DMA 18446744073709551615 (@b4294967295, @b4294967295) after(%7)
   %0 = free @b4294967295 after(%7, %4294967295)
@@ -671,4 +677,240 @@ fn lattice_modules_are_found_where_they_nest() {
     let outer = mlir.body().first_operation().unwrap();
     assert_eq!(found[0], outer);
     assert!(outer.region(0).unwrap().first_block().is_some());
+}
+
+/// The smallest case, imported.
+fn smallest_case() -> Module {
+    let (name, json) = shared_cases()
+        .into_iter()
+        .min_by_key(|(_, json)| json.len())
+        .unwrap();
+    import_graph(&json, &name, &ImportOptions::default()).unwrap()
+}
+
+/// What MLIR prints for `pass` of the lattice registry: `lattice-` and the canonical spec.
+fn printed_lattice_pass(pass: &str) -> String {
+    let spec = &parse_pipeline(pass, &REGISTRY).unwrap().passes[0];
+    lattice_mlir::external::textual(spec)
+}
+
+#[test]
+fn mlir_prints_lattice_passes_with_their_options_and_the_print_replays() {
+    let context = dialect::context().unwrap();
+    let dlr = printed_lattice_pass("dlr{victim=lru}");
+    assert!(
+        dlr.starts_with("lattice-dlr{") && dlr.contains("victim=lru"),
+        "{dlr}"
+    );
+    let pipelines = [
+        "builtin.module(canonicalize,lattice-mpas,lattice-dlr{victim=lru},lattice-verify)",
+        "builtin.module(builtin.module(lattice-mpas),any(lattice-dlr{victim=lru}),func.func(cse))",
+    ];
+    for pipeline in pipelines {
+        let manager = MlirPassManager::new(&context);
+        add_pipeline(&manager, pipeline, REGISTRY).unwrap();
+        // What `--dump-pass-pipeline` and crash reproducers print (`printAsTextualPipeline`).
+        let printed = pipeline_text(&manager);
+        assert!(printed.contains(&dlr), "{pipeline}: {printed}");
+        assert!(
+            printed.contains(&printed_lattice_pass("mpas")),
+            "{pipeline}: {printed}"
+        );
+        let again = MlirPassManager::new(&context);
+        add_pipeline(&again, &printed, REGISTRY).unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(pipeline_text(&again), printed, "{pipeline}");
+    }
+}
+
+#[test]
+fn ir_printing_headers_carry_lattice_options() {
+    let parsed = smallest_case();
+    let context = dialect::context().unwrap();
+    let mut mlir = MlirModule::parse(&context, &lir_to_mlir_text(&parsed).unwrap()).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "lattice-mpas,lattice-dlr{victim=lru}", REGISTRY).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ir-printing-tree");
+    let _ = std::fs::remove_dir_all(&dir);
+    manager.enable_ir_printing(&PassIrPrintingOptions {
+        before_all: false,
+        after_all: true,
+        module_scope: true,
+        on_change: false,
+        on_failure: false,
+        flags: OperationPrintingFlags::new(),
+        tree_printing_path: dir.clone(),
+    });
+    manager.run(&mut mlir).unwrap();
+    let mut dumps = Vec::new();
+    let mut pending = vec![dir.clone()];
+    while let Some(path) = pending.pop() {
+        for entry in std::fs::read_dir(&path).unwrap().flatten() {
+            if entry.path().is_dir() {
+                pending.push(entry.path());
+            } else {
+                dumps.push(std::fs::read_to_string(entry.path()).unwrap());
+            }
+        }
+    }
+    // `IR Dump After <name> (<pass as printed in a pipeline>)`.
+    let header = format!(" ({}) (", printed_lattice_pass("dlr{victim=lru}"));
+    assert!(
+        dumps
+            .iter()
+            .any(|d| d.starts_with("// -----// IR Dump After")
+                && d.lines().next().unwrap().contains(&header)),
+        "no dump header holds `{header}`: {:?}",
+        dumps.iter().map(|d| d.lines().next()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn lattice_passes_run_at_any_nesting_level_that_holds_lattice_ops() {
+    let parsed = smallest_case();
+    let scheduled = print_module(&run_lattice(&parsed, "mpas"));
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    // The lattice module nests in the top-level one, beside a function.
+    let text = with_foldable_function(&lir_to_mlir_text(&parsed).unwrap());
+    let cases = [
+        ("builtin.module(builtin.module(lattice-mpas))", &scheduled),
+        ("builtin.module(any(lattice-mpas))", &scheduled),
+        ("any(lattice-mpas)", &scheduled),
+        // A level that holds no lattice module leaves it alone.
+        (
+            "builtin.module(func.func(lattice-mpas))",
+            &print_module(&parsed),
+        ),
+    ];
+    for (pipeline, expected) in cases {
+        let mut mlir = MlirModule::parse(&context, &text).unwrap();
+        let manager = MlirPassManager::new(&context);
+        add_pipeline(&manager, pipeline, REGISTRY).unwrap();
+        assert!(
+            manager.run(&mut mlir).is_ok(),
+            "{pipeline}: {:?}",
+            capture.take()
+        );
+        let module = import_single(mlir.as_operation()).unwrap().module;
+        assert_eq!(&print_module(&module), expected, "{pipeline}");
+    }
+    let manager = MlirPassManager::new(&context);
+    let error = add_pipeline(&manager, "builtin.module((lattice-mpas))", REGISTRY).unwrap_err();
+    assert!(error.to_string().contains("needs an op name"), "{error}");
+}
+
+#[test]
+fn warnings_and_remarks_of_lattice_passes_reach_mlir_at_their_op() {
+    let parsed = smallest_case();
+    let text = lir_to_mlir_text(&parsed).unwrap();
+    let target = parsed.op(parsed.schedule[parsed.schedule.len() / 2]).name;
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &text).unwrap();
+    let manager = MlirPassManager::new(&context);
+    let pipeline = format!(
+        "lattice-test-remark{{op=%{target} message=\"looked here\"}},\
+         lattice-test-remark{{op=%{target} message=\"careful\" warning}}"
+    );
+    add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
+    let diagnostics = capture.take();
+    let seen: Vec<(Severity, &str, Option<u32>)> = diagnostics
+        .iter()
+        .map(|d| (d.severity, d.message.as_str(), d.loc.map(|l| l.line)))
+        .collect();
+    let line = Some(line_of_op(&text, target));
+    assert_eq!(
+        seen,
+        [
+            (Severity::Remark, "lattice-test-remark: looked here", line),
+            (Severity::Warning, "lattice-test-remark: careful", line),
+        ]
+    );
+}
+
+/// `text` with `attribute` added to the attribute dictionary of its line `line` (1-based).
+fn with_attribute(text: &str, line: usize, attribute: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let target = &mut lines[line - 1];
+    let open = target.find('{').unwrap();
+    target.insert_str(open + 1, &format!("{attribute}, "));
+    lines.join("\n") + "\n"
+}
+
+/// The text of attribute `name` on the first op of `block` called `op` whose text holds `needle`.
+fn attribute_of(block: melior::ir::BlockRef<'_, '_>, op: &str, needle: &str, name: &str) -> String {
+    let found = std::iter::successors(block.first_operation(), |o| o.next_in_block())
+        .find(|o| lattice_mlir::strings::op_name(*o) == op && operation_text(*o).contains(needle))
+        .unwrap_or_else(|| panic!("no {op} with {needle}"));
+    found
+        .attribute(name)
+        .map(lattice_mlir::strings::attribute_text)
+        .unwrap_or_else(|_| panic!("{op} with {needle} lost `{name}`"))
+}
+
+#[test]
+fn foreign_attributes_on_lattice_ops_survive_import_rewrites_and_export() {
+    let parsed = smallest_case();
+    let text = lir_to_mlir_text(&parsed).unwrap();
+    let op = parsed.op(parsed.schedule[parsed.schedule.len() / 2]).name;
+    let buffer = parsed.buffers[0].name;
+    let op_line = line_of_op(&text, op) as usize;
+    let buffer_id = format!("id = {buffer} : ui32");
+    let buffer_line = 1 + text
+        .lines()
+        .position(|l| l.contains("lattice.buffer") && l.contains(&buffer_id))
+        .unwrap();
+    let phase_line = 1 + text
+        .lines()
+        .position(|l| l.contains("lattice.phase"))
+        .unwrap();
+    let mut tagged = with_attribute(&text, op_line, "npu.tag = \"op\"");
+    tagged = with_attribute(&tagged, buffer_line, "npu.bank = 3 : i32");
+    tagged = with_attribute(&tagged, phase_line, "npu.note = \"header\"");
+
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &tagged).unwrap();
+    // Import reads the module as if the attributes were not there, and keeps them aside.
+    let imported = import_single(mlir.as_operation()).unwrap();
+    assert_eq!(print_module(&imported.module), print_module(&parsed));
+    let kept: Vec<String> = imported.carried.ops[&op]
+        .attributes
+        .iter()
+        .map(|(name, value)| {
+            format!(
+                "{} = {}",
+                lattice_mlir::strings::identifier(*name),
+                lattice_mlir::strings::attribute_text(*value)
+            )
+        })
+        .collect();
+    assert_eq!(kept, ["npu.tag = \"op\""]);
+
+    // mpas and dlr rewrite the module (new order, offsets, spill ops); MLIR verifies after each.
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "lattice-mpas,lattice-dlr", REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
+    let module = import_single(mlir.as_operation()).unwrap().module;
+    assert_eq!(
+        print_module(&module),
+        print_module(&run_lattice(&parsed, "mpas,dlr"))
+    );
+    let body = mlir.body();
+    let op_id = format!("id = {op} : ui32");
+    let op_kind = match parsed.op(parsed.schedule[parsed.schedule.len() / 2]).kind {
+        lattice_lir::OpKind::Alloc { .. } => dialect::ALLOC,
+        lattice_lir::OpKind::Free { .. } => dialect::FREE,
+        _ => dialect::COMMAND,
+    };
+    assert_eq!(attribute_of(body, op_kind, &op_id, "npu.tag"), "\"op\"");
+    assert_eq!(
+        attribute_of(body, dialect::BUFFER, &buffer_id, "npu.bank"),
+        "3 : i32"
+    );
+    assert_eq!(
+        attribute_of(body, dialect::PHASE, "planned", "npu.note"),
+        "\"header\""
+    );
 }

@@ -1,0 +1,47 @@
+//! Build script of `lattice-mlir`: with the feature `mlir`, compiles `shim/emit.cpp` (warnings and
+//! remarks into MLIR's diagnostic engine, which MLIR 22's C API cannot emit) against the headers
+//! of the LLVM/MLIR that `mlir-sys` links, found the same way: `MLIR_SYS_220_PREFIX`. Without the
+//! feature it does nothing, so the default build needs neither LLVM nor a C++ compiler.
+//!
+//! Invariant: the shim and the linked MLIR come from one prefix, so the C++ layouts agree. Fails
+//! with a sentence (not a panic) when the prefix is unset or the compiler fails.
+
+fn main() -> Result<(), String> {
+    println!("cargo:rerun-if-changed=shim/emit.cpp");
+    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    build_shim()
+}
+
+#[cfg(feature = "mlir")]
+fn build_shim() -> Result<(), String> {
+    let prefix = std::env::var_os("MLIR_SYS_220_PREFIX").ok_or(
+        "MLIR_SYS_220_PREFIX is not set: point it at LLVM/MLIR 22 (e.g. /usr/lib/llvm-22), \
+         as mlir-sys needs too (see docs/mlir.md)",
+    )?;
+    let include = std::path::PathBuf::from(prefix).join("include");
+    if !include.join("mlir/IR/Diagnostics.h").is_file() {
+        return Err(format!(
+            "{}: no MLIR headers (install libmlir-22-dev)",
+            include.display()
+        ));
+    }
+    // LLVM is built without RTTI and exceptions; `-isystem` keeps its headers' warnings out of
+    // the shim's.
+    cc::Build::new()
+        .cpp(true)
+        .std("c++17")
+        .flag("-fno-rtti")
+        .flag("-fno-exceptions")
+        .flag("-isystem")
+        .flag(include.as_os_str())
+        .warnings(true)
+        .extra_warnings(true)
+        .file("shim/emit.cpp")
+        .try_compile("lattice_mlir_shim")
+        .map_err(|e| format!("compiling shim/emit.cpp: {e}"))
+}
+
+#[cfg(not(feature = "mlir"))]
+fn build_shim() -> Result<(), String> {
+    Ok(())
+}
