@@ -5,11 +5,11 @@
 //! string carries a whole solution and a fuzzer can mutate any part of it. Complexity: O(text +
 //! (V + E) log V) per import, two imports and one export per accepted trio.
 
-use super::{first_difference, CheckError};
+use super::{first_difference, reparses, CheckError};
 use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ImportOptions, SolutionFile, Trio,
 };
-use lattice_lir::{parse_module, print_module, verify_module, Module, VerifyError};
+use lattice_lir::{print_module, verify_module, Module, VerifyError};
 
 /// The byte that separates the sections of a trio input (no JSON or solution text contains it).
 pub const TRIO_SEPARATOR: u8 = 0;
@@ -23,14 +23,7 @@ pub fn check_graph(data: &[u8]) -> Result<Option<Module>, CheckError> {
         return Ok(None);
     };
     verify_module(&module).map_err(|e| invalid("graph", &e))?;
-    let printed = print_module(&module);
-    let again = parse_module(&printed).map_err(|e| CheckError::Reparse {
-        message: e.to_string(),
-        text: printed.clone(),
-    })?;
-    if let Some(difference) = first_difference(&printed, &print_module(&again)) {
-        return Err(difference);
-    }
+    reparses(&print_module(&module))?;
     export_trio(&module).map_err(|e| CheckError::Export {
         message: e.to_string(),
     })?;

@@ -86,6 +86,18 @@ pub enum CheckError {
     },
 }
 
+/// Checks that `printed` (a printed module) parses back to a module that prints to the same text.
+fn reparses(printed: &str) -> Result<(), CheckError> {
+    let again = lattice_lir::parse_module(printed).map_err(|e| CheckError::Reparse {
+        message: e.to_string(),
+        text: printed.to_owned(),
+    })?;
+    match first_difference(printed, &lattice_lir::print_module(&again)) {
+        Some(difference) => Err(difference),
+        None => Ok(()),
+    }
+}
+
 /// The first line where `first` and `second` differ, as a [`CheckError::RoundTrip`]; `None` when
 /// the texts are equal.
 fn first_difference(first: &str, second: &str) -> Option<CheckError> {

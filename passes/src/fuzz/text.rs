@@ -7,7 +7,7 @@
 //! parses. Such a module is still printed, so the printer is fuzzed on it too. Complexity:
 //! O(text), two parses and two prints.
 
-use super::{first_difference, CheckError};
+use super::{reparses, CheckError};
 use lattice_lir::{parse_module, print_module, verify_module, Module};
 
 /// Checks the parser on `data`. Returns the module when the parser and the structural verifier
@@ -23,18 +23,13 @@ pub fn check_lir(data: &[u8]) -> Result<Option<Module>, CheckError> {
     if verify_module(&module).is_err() {
         return Ok(None);
     }
-    let again = parse_module(&printed).map_err(|e| CheckError::Reparse {
-        message: e.to_string(),
-        text: printed.clone(),
-    })?;
-    if let Some(difference) = first_difference(&printed, &print_module(&again)) {
-        return Err(difference);
-    }
+    reparses(&printed)?;
     Ok(Some(module))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::first_difference;
     use super::*;
 
     #[test]
