@@ -118,7 +118,7 @@ struct Flags {
     /// Override a tier's capacity in the input's target, e.g. `--capacity UB=512` (repeatable).
     #[arg(long, value_name = "TIER=N", value_parser = parse_capacity)]
     capacity: Vec<(String, u64)>,
-    /// For contest input: let L0 tiers hold more than one live buffer.
+    /// Let L0 tiers hold more than one live buffer (the input's target, contest or LIR).
     #[arg(long)]
     no_l0_exclusive: bool,
     /// Print at most N errors at a place in the input, then a count of the rest (0: no limit).

@@ -145,9 +145,13 @@ pub fn parse_source(
         InputKind::Lir => parse_module(text).map_err(LoadError::Parse)?,
         InputKind::Format(format) => (format.parse)(text).map_err(LoadError::Format)?,
     };
-    // The module's own target, with `--capacity` applied: a buffer or offset the smaller tier
-    // cannot hold is then the structural verifier's located error.
+    // The module's own target, with `--capacity` and `--no-l0-exclusive` applied: a buffer or
+    // offset the smaller tier cannot hold is then the structural verifier's located error. The
+    // flag only lifts the rule (the default options leave a module's own `l0_exclusive` alone).
     let target = &mut module.target;
+    if !import.l0_exclusive {
+        target.l0_exclusive = false;
+    }
     target
         .set_capacities(&import.capacities)
         .map_err(|tier| LoadError::CapacityTier {
