@@ -11,17 +11,18 @@
 //! import with the missing edge named. Contest graphs always carry these paths; a front end that
 //! drops one has a bug worth hearing about.
 //!
-//! Each query "does `to` depend on `from`" is first answered by `to`'s own dependency list; only
-//! the rest search backwards from `to` over dependencies, pruned to the ops σ places after
-//! `from` (σ is a topological order by the time this runs, so no path to `from` can pass through
-//! an earlier op). The searches of one buffer share their marks: a node fully explored without
-//! reaching the ALLOC never reaches it. Complexity: O(V + E) when every lifecycle edge is direct;
-//! otherwise O(V + E + Σ_b W_b), where W_b counts the ops and dependencies between ALLOC(b) and
-//! FREE(b) in σ that are ancestors of one of b's ops (O(B·(V + E)) at worst, a few window-sized
-//! walks on tiled workloads).
+//! Each query "which of these does `to` depend on" is first answered by `to`'s own dependency
+//! list; only the rest are looked for by a breadth-first walk back from `to` over dependencies,
+//! pruned to the ops σ places at or after the earliest one asked about (σ is a topological order
+//! by the time this runs, so no path to it can pass through an earlier op), and stopped as soon
+//! as all are found. Complexity: O(V + E) when every lifecycle edge is direct; otherwise each
+//! walk visits at most the ancestors of its op inside its buffer's σ window and, lifecycle paths
+//! being short, usually a few levels of them: O(Σ over walks of the dependencies within the
+//! walk's depth), O(B·(V + E)) at worst (a module whose uses all miss their paths).
 
 use crate::ids::{BufferId, OpId};
 use crate::module::Module;
+use std::collections::VecDeque;
 
 /// A lifecycle dependency the module lacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +61,11 @@ pub(crate) fn missing_lifecycle_deps(
         let kind = &m.op(id).kind;
         for &b in kind.buffers() {
             if let Some((a, f)) = spans[b.index()] {
-                if id != a && id != f {
-                    users[b.index()].push(id);
+                // An op naming the buffer twice is one use (σ visits it once, so a repeat is
+                // the last one pushed).
+                let list = &mut users[b.index()];
+                if id != a && id != f && list.last() != Some(&id) {
+                    list.push(id);
                 }
             }
         }
@@ -73,9 +77,8 @@ pub(crate) fn missing_lifecycle_deps(
             continue;
         };
         let uses = &users[b.index()];
-        search.next_epoch();
         for &op in uses {
-            if !search.reaches(m, pos, op, alloc) {
+            if !search.reaches(m, pos, op, &[alloc]).is_empty() {
                 missing.push(Missing::UseAfterAlloc {
                     op,
                     buffer: b,
@@ -84,15 +87,8 @@ pub(crate) fn missing_lifecycle_deps(
             }
         }
         // The FREE must follow the ALLOC and every use; one walk back from it finds them all.
-        let direct = |op: OpId| m.op(free).deps.iter().any(|d| d.op == op);
-        let targets: Vec<OpId> = std::iter::once(alloc)
-            .chain(uses.iter().copied())
-            .filter(|&op| !direct(op))
-            .collect();
-        if targets.is_empty() {
-            continue;
-        }
-        for op in search.unreached(m, pos, free, &targets) {
+        let targets: Vec<OpId> = std::iter::once(alloc).chain(uses.iter().copied()).collect();
+        for op in search.reaches(m, pos, free, &targets) {
             missing.push(Missing::FreeAfterUse {
                 op,
                 buffer: b,
@@ -103,14 +99,14 @@ pub(crate) fn missing_lifecycle_deps(
     missing
 }
 
-/// Marks shared by the walks of one buffer; an epoch counter makes clearing them O(1).
+/// Marks of the walks; an epoch counter makes clearing them O(1).
 struct Search {
     epoch: u32,
-    /// The epoch in which each node was last marked.
+    /// The epoch in which each op was last reached by a walk.
     seen: Vec<u32>,
-    /// For nodes marked in this epoch by [`Search::reaches`]: whether they reach the ALLOC.
-    reach: Vec<bool>,
-    stack: Vec<(OpId, usize)>,
+    /// The epoch in which each op was last made a target.
+    target: Vec<u32>,
+    queue: VecDeque<OpId>,
 }
 
 impl Search {
@@ -118,92 +114,74 @@ impl Search {
         Search {
             epoch: 0,
             seen: vec![0; ops],
-            reach: vec![false; ops],
-            stack: Vec::new(),
+            target: vec![0; ops],
+            queue: VecDeque::new(),
         }
     }
 
     fn next_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            // After 2³² buffers the stamps could collide; start over with cleared marks.
+            // After 2³² walks the stamps could collide; start over with cleared marks.
             self.seen.fill(0);
+            self.target.fill(0);
             self.epoch = 1;
         }
     }
 
-    fn mark(&mut self, op: OpId, reaches: bool) {
-        self.seen[op.index()] = self.epoch;
-        self.reach[op.index()] = reaches;
-    }
-
-    /// Whether `to` depends on `from`, through any path. A depth-first walk back from `to` that
-    /// never steps to an op σ places at or before `from`; when it finds `from`, every op on the
-    /// walk's stack reaches it, and every op it finished without finding it does not.
-    fn reaches(&mut self, m: &Module, pos: &[usize], to: OpId, from: OpId) -> bool {
-        let floor = pos[from.index()];
-        if self.seen[to.index()] == self.epoch {
-            return self.reach[to.index()];
-        }
-        self.mark(to, false);
-        self.stack.clear();
-        self.stack.push((to, 0));
-        while let Some(&mut (v, ref mut next)) = self.stack.last_mut() {
-            let Some(dep) = m.op(v).deps.get(*next).map(|d| d.op) else {
-                self.stack.pop();
-                continue;
-            };
-            *next += 1;
-            if dep == from || (self.seen[dep.index()] == self.epoch && self.reach[dep.index()]) {
-                while let Some((on_path, _)) = self.stack.pop() {
-                    self.mark(on_path, true);
-                }
-                return true;
-            }
-            if self.seen[dep.index()] != self.epoch && pos[dep.index()] > floor {
-                self.mark(dep, false);
-                self.stack.push((dep, 0));
-            }
-        }
-        false
-    }
-
-    /// Those of `targets` that `to` does not depend on. One walk back from `to`, pruned to ops σ
-    /// places at or after the earliest target, stopping once every target is found. It uses its
-    /// own epoch, so the marks of [`Search::reaches`] for this buffer are spent.
-    fn unreached(&mut self, m: &Module, pos: &[usize], to: OpId, targets: &[OpId]) -> Vec<OpId> {
+    /// Those of `targets` that `to` does not depend on, in the order given. `to`'s own
+    /// dependency list answers most; the rest are looked for by a breadth-first walk back from
+    /// `to` that never steps to an op σ places before the earliest target and stops once every
+    /// target is found. Breadth first because a lifecycle path is short (a use's producer
+    /// depends on the ALLOC, a FREE on the last use): a depth-first walk would wander through a
+    /// long-lived buffer's whole window before coming back to them.
+    fn reaches(&mut self, m: &Module, pos: &[usize], to: OpId, targets: &[OpId]) -> Vec<OpId> {
         self.next_epoch();
-        let floor = targets.iter().map(|t| pos[t.index()]).min().unwrap_or(0);
-        let target_epoch = self.epoch;
-        self.next_epoch();
-        // Targets carry the earlier epoch so that finding one is a single comparison.
+        let epoch = self.epoch;
         for &t in targets {
-            self.seen[t.index()] = target_epoch;
+            self.target[t.index()] = epoch;
         }
         let mut left = targets.len();
-        let mut walk = vec![to];
-        self.seen[to.index()] = self.epoch;
-        while let Some(v) = walk.pop() {
-            for d in &m.op(v).deps {
-                let i = d.op.index();
-                if self.seen[i] == self.epoch || pos[i] < floor {
-                    continue;
-                }
-                if self.seen[i] == target_epoch {
-                    left -= 1;
-                }
-                self.seen[i] = self.epoch;
-                walk.push(d.op);
-            }
-            if left == 0 {
-                return Vec::new();
+        for d in &m.op(to).deps {
+            let i = d.op.index();
+            if self.target[i] == epoch && self.seen[i] != epoch {
+                self.seen[i] = epoch;
+                left -= 1;
             }
         }
-        // A target the walk reached carries this walk's epoch now; the others kept theirs.
+        if left > 0 {
+            let floor = targets.iter().map(|t| pos[t.index()]).min().unwrap_or(0);
+            self.queue.clear();
+            self.queue.push_back(to);
+            while let Some(v) = self.queue.pop_front() {
+                for d in &m.op(v).deps {
+                    let i = d.op.index();
+                    if pos[i] < floor {
+                        continue;
+                    }
+                    if self.seen[i] != epoch {
+                        self.seen[i] = epoch;
+                        if self.target[i] == epoch {
+                            left -= 1;
+                        }
+                        self.queue.push_back(d.op);
+                    } else if v == to {
+                        // A direct dependency already counted above; walk on from it.
+                        self.queue.push_back(d.op);
+                    }
+                }
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        if left == 0 {
+            return Vec::new();
+        }
         targets
             .iter()
             .copied()
-            .filter(|t| self.seen[t.index()] != self.epoch)
+            .filter(|t| self.seen[t.index()] != epoch)
             .collect()
     }
 }
