@@ -73,9 +73,12 @@ impl Registry {
         self.passes
     }
 
-    /// The entry named `name`.
+    /// The entry named `name`, or `lattice-<name>`: the spelling the MLIR bridge registers, so
+    /// one pipeline string works in `lattice-opt` and in an MLIR pass manager. Pipelines are
+    /// printed back with the short name.
     pub fn get(&self, name: &str) -> Option<&'static PassInfo> {
-        self.passes.iter().find(|p| p.name == name)
+        let find = |name: &str| self.passes.iter().find(|p| p.name == name);
+        find(name).or_else(|| name.strip_prefix("lattice-").and_then(find))
     }
 
     /// The names of the real passes, sorted, then the test passes, for error messages.
