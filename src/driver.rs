@@ -132,7 +132,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         .printing(config.printing.clone())
         .keep_before(config.reproducer.is_some());
 
-    let kind = InputKind::of(&config.input, registry.formats());
+    let kind = InputKind::of_text(&config.input, &source.text, registry.formats());
     let text_input = matches!(kind, InputKind::Lir | InputKind::Format(_));
     let chunks = if config.split_input && text_input {
         let chunks: Vec<Chunk> = split_input(&source.text);

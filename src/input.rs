@@ -86,6 +86,9 @@ pub struct InputFormat {
     /// Reads one module from the text (not yet structurally verified), or says what is wrong with
     /// diagnostics located in that text.
     pub parse: fn(&str) -> Result<Module, Vec<Diagnostic>>,
+    /// Whether a text without a file name (standard input) is in this format, judged by how it
+    /// begins; never true of LIR or JSON text.
+    pub sniff: fn(&str) -> bool,
 }
 
 /// What an input file holds, decided by its name.
@@ -117,6 +120,24 @@ impl InputKind {
             return InputKind::Contest { name };
         }
         InputKind::Lir
+    }
+
+    /// [`InputKind::of`] for a file, and for standard input (`-`, which has no extension) the
+    /// kind its text begins like: `{` a contest graph (named `stdin`), a format whose `sniff`
+    /// accepts it, else LIR (whose parser then says what is wrong).
+    pub fn of_text(path: &Path, text: &str, formats: &[InputFormat]) -> Self {
+        if path != Path::new("-") {
+            return InputKind::of(path, formats);
+        }
+        if text.trim_start().starts_with('{') {
+            return InputKind::Contest {
+                name: "stdin".into(),
+            };
+        }
+        match formats.iter().find(|f| (f.sniff)(text)) {
+            Some(format) => InputKind::Format(*format),
+            None => InputKind::Lir,
+        }
     }
 }
 
@@ -192,7 +213,20 @@ mod tests {
     const HEADED: InputFormat = InputFormat {
         extension: "hlir",
         parse: headed,
+        sniff: |text| text.starts_with('#'),
     };
+
+    #[test]
+    fn standard_input_is_judged_by_its_text() {
+        let kind = |text: &str| InputKind::of_text(Path::new("-"), text, &[HEADED]);
+        assert!(matches!(kind(" {\"Nodes\": []}"), InputKind::Contest { name } if name == "stdin"));
+        assert!(matches!(kind("# h\nmodule @m"), InputKind::Format(f) if f.extension == "hlir"));
+        assert!(matches!(kind("module @m phase(parsed) {"), InputKind::Lir));
+        assert!(matches!(kind(""), InputKind::Lir));
+        // A named file keeps its extension's kind whatever its text.
+        let file = InputKind::of_text(Path::new("a.lir"), "{", &[HEADED]);
+        assert!(matches!(file, InputKind::Lir));
+    }
 
     #[test]
     fn added_formats_are_chosen_by_extension() {

@@ -15,12 +15,13 @@ pub const WITHOUT_BRIDGE: &str =
 pub const MLIR_INPUT: InputFormat = InputFormat {
     extension: "mlir",
     parse: refuse,
+    sniff: crate::sniff::looks_like_mlir,
 };
 
 fn refuse(_: &str) -> Result<Module, Vec<Diagnostic>> {
     Err(vec![Diagnostic::error(
         None,
-        format!("`.mlir` input: {WITHOUT_BRIDGE}"),
+        format!("MLIR input: {WITHOUT_BRIDGE}"),
     )])
 }
 

@@ -16,6 +16,8 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
+pub mod sniff;
+
 #[cfg(not(feature = "mlir"))]
 mod absent;
 #[cfg(not(feature = "mlir"))]

@@ -20,6 +20,7 @@ use melior::ir::operation::OperationLike;
 pub const MLIR_INPUT: InputFormat = InputFormat {
     extension: "mlir",
     parse: mlir_to_lir,
+    sniff: crate::sniff::looks_like_mlir,
 };
 
 /// `module` as MLIR text: a `builtin.module` of `lattice` ops in generic form, checked by MLIR's

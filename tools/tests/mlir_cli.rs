@@ -1,6 +1,7 @@
 //! The tools built with the MLIR bridge (feature `mlir`), run as a user runs them:
 //! `lattice-translate --lir-to-mlir` / `--mlir-to-lir` round trips, `lattice-opt` gives the same
-//! module from `.mlir` as from `.lir` input, and bad input gets a located error and exit code 1.
+//! module from `.mlir` as from `.lir` input (also on standard input), and bad input gets a
+//! located error and exit code 1.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -107,4 +108,36 @@ fn bad_input_gets_a_located_error() {
         &["--lir-to-mlir", example, "--mlir-to-lir", example],
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn mlir_on_standard_input_is_read_as_mlir() {
+    // `mlir-opt … | lattice-opt -`: standard input has no extension, so its text decides.
+    use std::io::Write;
+    let lir_path = example();
+    let mlir = ok(
+        "lattice-translate",
+        &["--lir-to-mlir", lir_path.to_str().unwrap()],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lattice-opt"))
+        .args(["-", "--mpas", "--dlr", "--verify"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(mlir.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let from_lir = ok(
+        "lattice-opt",
+        &["--mpas", "--dlr", "--verify", lir_path.to_str().unwrap()],
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), from_lir);
 }

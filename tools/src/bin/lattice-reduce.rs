@@ -141,7 +141,7 @@ fn load(path: &Path, limit: ErrorLimit) -> Result<Module, String> {
         render_all(&e.diagnostics(), name, text, limit, "lattice-reduce")
     };
     let source = read_source(path).map_err(|e| render(&e, "lattice-reduce", None))?;
-    let kind = InputKind::of(path, &[]);
+    let kind = InputKind::of_text(path, &source.text, &[]);
     let text = Some(source.text.as_str());
     let module = parse_source(&source.text, &kind, &ImportOptions::default())
         .map_err(|e| render(&e, &source.name, text))?;
