@@ -97,7 +97,7 @@ pub enum SearchError {
     #[error(transparent)]
     Finish(#[from] FinishError),
     /// An explicit budget beyond [`Budget::max_steps`] for this module.
-    #[error("budget={steps} is more than order-search allows on a module of {ops} ops (at most {max} steps for this objective: four times `auto`'s, about half a minute per thread on the largest shipped case); use a smaller budget, or `budget=auto`")]
+    #[error("budget={steps} is more than order-search allows on a module of {ops} ops (at most {max} steps for this objective: three times `auto`'s, which keeps one thread's search of the largest shipped case under a minute); use a smaller budget, or `budget=auto`")]
     BudgetTooLarge {
         /// The budget asked for.
         steps: u64,

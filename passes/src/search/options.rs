@@ -99,13 +99,13 @@ impl Budget {
         }
     }
 
-    /// The most steps a module of `ops` ops may be given: four times `auto`'s local search. A
+    /// The most steps a module of `ops` ops may be given: three times `auto`'s local search. A
     /// step's cost grows with the module, so a fixed cap would either forbid long searches of
     /// small modules or let one budget run for hours on a large one; this keeps every explicit
-    /// budget within about half a minute per thread on the largest shipped case (Matmul_Case1,
+    /// budget within about 40 s on one thread on the largest shipped case (Matmul_Case1,
     /// where `auto` takes about 7 s on two threads).
     pub fn max_steps(objective: Objective, ops: usize) -> u64 {
-        4 * auto_steps(objective, ops)
+        3 * auto_steps(objective, ops)
     }
 }
 
@@ -145,7 +145,7 @@ pass_options! {
     pub struct SearchOptions {
         /// What to minimize: peak, traffic or makespan (ties broken by the other two, then spills).
         objective: Objective = Objective::Makespan,
-        /// Search steps: `auto` (sized to the module) or a positive count, at most four times `auto`'s for the module; deterministic for a seed.
+        /// Search steps: `auto` (sized to the module) or a positive count, at most three times `auto`'s for the module; deterministic for a seed.
         budget: Budget = Budget::Auto,
         /// Seed of the local search.
         #[range(0..=18446744073709551615)]
