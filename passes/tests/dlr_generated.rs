@@ -8,23 +8,13 @@
 
 mod common;
 
-use lattice_lir::{parse_module, Module, Phase};
-use lattice_passes::analysis::{bottom_levels, traffic_lower_bound};
+use lattice_lir::{parse_module, Module};
+use lattice_passes::analysis::traffic_lower_bound;
 use lattice_passes::cpe::{refine, CpeOptions};
 use lattice_passes::dlr::{plan, DlrOptions, L0Mode, Victim};
 use lattice_passes::generate::{generate_for, GenSpec, Shape};
-use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
-
-fn scheduled(m: &Module) -> Module {
-    let order = mpas_order(m, &bottom_levels(m), &MpasOptions::default()).expect("mpas orders");
-    Module {
-        schedule: order,
-        phase: Phase::Scheduled,
-        ..m.clone()
-    }
-}
 
 /// Plans `m` with `options` and checks everything the file header promises; returns the traffic.
 fn check(m: &Module, options: &DlrOptions) -> u64 {
@@ -84,7 +74,7 @@ proptest! {
         let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &common::shrunk(percent)) else {
             return Ok(());
         };
-        let m = scheduled(&m);
+        let m = common::scheduled(&m);
         for l0 in [L0Mode::Double, L0Mode::Single] {
             let traffic = |victim| check(&m, &DlrOptions { victim, l0, prefetch });
             let (paper, cost) = (traffic(Victim::Paper), traffic(Victim::Cost));

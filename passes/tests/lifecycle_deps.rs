@@ -4,13 +4,13 @@
 //! it accepts plans into a plan the independent replay accepts. O(V² / 64) per case for the
 //! closure, on modules of a few hundred ops.
 
+mod common;
+
 use lattice_lir::verify::VerifyErrorKind;
-use lattice_lir::{verify_module, Module, OpId, OpKind, Phase};
-use lattice_passes::analysis::bottom_levels;
+use lattice_lir::{verify_module, Module, OpId, OpKind};
 use lattice_passes::cpe::{refine, CpeOptions};
 use lattice_passes::dlr::{plan, DlrOptions};
 use lattice_passes::generate::{generate, GenSpec, Shape};
-use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -92,16 +92,6 @@ fn reported(m: &Module) -> BTreeSet<(&'static str, u32, u32)> {
         .collect()
 }
 
-/// `m` in MPAS's order, ready for DLR.
-fn scheduled(m: &Module) -> Module {
-    let order = mpas_order(m, &bottom_levels(m), &MpasOptions::default()).expect("mpas orders");
-    Module {
-        schedule: order,
-        phase: Phase::Scheduled,
-        ..m.clone()
-    }
-}
-
 fn shape() -> impl Strategy<Value = Shape> {
     prop_oneof![
         Just(Shape::Matmul),
@@ -124,7 +114,7 @@ proptest! {
         let mut m = generate(&GenSpec { shape, nodes, seed });
         if planned {
             // A planned module adds spill ops, spill and reuse dependencies, and tightened σ.
-            m = plan(&scheduled(&m), &DlrOptions::default()).expect("dlr plans").module;
+            m = plan(&common::scheduled(&m), &DlrOptions::default()).expect("dlr plans").module;
         }
         prop_assert!(verify_module(&m).is_ok());
         let with_deps: Vec<usize> = m.op_ids().filter(|&id| !m.op(id).deps.is_empty()).map(|id| id.index()).collect();
@@ -139,7 +129,7 @@ proptest! {
         prop_assert_eq!(reported(&m), expected.clone());
         if expected.is_empty() && !planned {
             // Accepted: the paper's pipeline must plan it validly.
-            let planned = plan(&scheduled(&m), &DlrOptions::default()).expect("dlr plans");
+            let planned = plan(&common::scheduled(&m), &DlrOptions::default()).expect("dlr plans");
             let refined = refine(&planned.module, &CpeOptions::default()).expect("cpe refines");
             let violations = replay(&refined.module, &ReplayOptions::default()).violations;
             prop_assert!(violations.is_empty(), "{:?}", &violations[..violations.len().min(3)]);

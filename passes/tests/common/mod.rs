@@ -9,7 +9,9 @@
 #![allow(dead_code)]
 
 use lattice_lir::contest::{import_graph, ImportOptions};
-use lattice_lir::{Module, Target};
+use lattice_lir::{Module, Phase, Target};
+use lattice_passes::analysis::bottom_levels;
+use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::verify::{replay, Category, ReplayOptions};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -84,4 +86,14 @@ pub fn shrunk(percent: u64) -> Target {
         }
     }
     target
+}
+
+/// `m` in MPAS's order, `scheduled`, ready for DLR.
+pub fn scheduled(m: &Module) -> Module {
+    let order = mpas_order(m, &bottom_levels(m), &MpasOptions::default()).expect("mpas orders");
+    Module {
+        schedule: order,
+        phase: Phase::Scheduled,
+        ..m.clone()
+    }
 }
