@@ -62,20 +62,8 @@ pub(crate) fn residencies(m: &Module, sigma: &Sigma, out: &mut Vec<Violation>) -
         closed_by: vec![None; m.ops.len()],
         alloc: vec![None; m.buffers.len()],
         free: vec![None; m.buffers.len()],
-        copied_in: vec![false; m.buffers.len()],
+        copied_in: m.copied_in(),
     };
-    for op in &m.ops {
-        if let OpKind::Compute {
-            opcode, operands, ..
-        } = &op.kind
-        {
-            if opcode == "COPY_IN" {
-                for b in operands {
-                    r.copied_in[b.index()] = true;
-                }
-            }
-        }
-    }
     let mut state = vec![State::Unallocated; m.buffers.len()];
     let op_name = |id: OpId| m.op(id).name;
     for &id in &sigma.order {
