@@ -196,11 +196,6 @@ pub fn kebab(field: &str) -> String {
     field.replace('_', "-")
 }
 
-/// Validates `text` as a `T` and returns its canonical spelling.
-pub fn canonicalize<T: OptionType>(text: &str) -> Result<String, String> {
-    T::parse_option(text).map(|v| v.print_option())
-}
-
 /// Parses `text` as a `T` inside `range` (inclusive bounds, when the option declares one).
 pub fn parse_in<T: OptionType>(text: &str, range: Option<(u64, u64)>) -> Result<T, String> {
     let value = T::parse_option(text)?;
@@ -212,7 +207,8 @@ pub fn parse_in<T: OptionType>(text: &str, range: Option<(u64, u64)>) -> Result<
     Ok(value)
 }
 
-/// [`canonicalize`] for an option with a declared range.
+/// Validates `text` as a `T` inside `range` (when the option declares one) and returns its
+/// canonical spelling.
 pub fn canonicalize_in<T: OptionType>(
     text: &str,
     range: Option<(u64, u64)>,
@@ -378,8 +374,8 @@ mod tests {
             let canonical = (info.canonicalize)(&info.default).unwrap();
             assert_eq!(canonical, info.default, "{}", info.name);
         }
-        assert_eq!(canonicalize::<u32>("007").unwrap(), "7");
-        assert_eq!(canonicalize::<bool>("1").unwrap(), "true");
+        assert_eq!(canonicalize_in::<u32>("007", None).unwrap(), "7");
+        assert_eq!(canonicalize_in::<bool>("1", None).unwrap(), "true");
         assert_eq!(quote_if_needed("a \"b\""), r#""a \"b\"""#);
         assert_eq!(quote_if_needed(""), r#""""#);
     }
@@ -419,6 +415,9 @@ mod tests {
         let zero = std::num::NonZeroU32::parse_option("0").unwrap_err();
         assert_eq!(zero, "expected a positive integer, found `0`");
         assert!(std::num::NonZeroU64::parse_option("+3").is_err());
-        assert_eq!(canonicalize::<std::num::NonZeroU64>("012").unwrap(), "12");
+        assert_eq!(
+            canonicalize_in::<std::num::NonZeroU64>("012", None).unwrap(),
+            "12"
+        );
     }
 }

@@ -310,15 +310,18 @@ impl Module {
     }
 
     /// The extra DDR traffic of the plan (DESIGN §1.3): the sum over SPILL_OUTs of their buffer's
-    /// [`Buffer::spill_traffic`], or `None` when it exceeds 2⁶⁴−1 bytes, which no metric may clamp.
-    pub fn spill_traffic_total(&self) -> Option<u64> {
+    /// [`Buffer::spill_traffic`], or, when it exceeds 2⁶⁴−1 bytes (which no metric may clamp), the
+    /// SPILL_OUT at which the running sum, in σ order, overflows.
+    pub fn spill_traffic_total(&self) -> Result<u64, OpId> {
         self.schedule
             .iter()
             .try_fold(0u64, |sum, &id| match self.op(id).kind {
-                OpKind::SpillOut { buffer, .. } => {
-                    sum.checked_add(self.buffer(buffer).spill_traffic()?)
-                }
-                _ => Some(sum),
+                OpKind::SpillOut { buffer, .. } => self
+                    .buffer(buffer)
+                    .spill_traffic()
+                    .and_then(|t| sum.checked_add(t))
+                    .ok_or(id),
+                _ => Ok(sum),
             })
     }
 

@@ -111,7 +111,7 @@ pub fn materialize(
             PlanStep::In(k) => ids[k].1,
         })
         .collect();
-    if out.spill_traffic_total().is_none() {
+    if out.spill_traffic_total().is_err() {
         return Err(MaterializeError::TrafficOverflow);
     }
     out.phase = Phase::Planned;

@@ -595,20 +595,9 @@ impl Verifier<'_> {
             };
             bytes = sum;
         }
-        let mut traffic = 0u64;
-        for &id in &m.schedule {
-            if let OpKind::SpillOut { buffer, .. } = m.op(id).kind {
-                let sum = m
-                    .buffer(buffer)
-                    .spill_traffic()
-                    .and_then(|t| traffic.checked_add(t));
-                let Some(sum) = sum else {
-                    let op = m.op(id).name;
-                    self.at_op(id, VerifyErrorKind::TrafficOverflow { op });
-                    break;
-                };
-                traffic = sum;
-            }
+        if let Err(id) = m.spill_traffic_total() {
+            let op = m.op(id).name;
+            self.at_op(id, VerifyErrorKind::TrafficOverflow { op });
         }
         let cost = m.target.spill_cost;
         for tier in &m.target.tiers {
