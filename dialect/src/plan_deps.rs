@@ -31,9 +31,19 @@ use std::collections::BTreeMap;
 /// Ids must be in range (see [`crate::verify_module`]); ALLOCs without an offset take part in the
 /// spill dependencies but not in address reuse.
 pub fn derive_plan_deps(module: &mut Module) {
+    let implied = implied_plan_deps(module);
     for op in &mut module.ops {
         op.deps.retain(|d| d.kind == DepKind::Precedence);
     }
+    for (from, to, kind) in implied {
+        module.op_mut(to).deps.push(Dep { op: from, kind });
+    }
+}
+
+/// The spill and reuse dependencies `module`'s σ, offsets and spill ops imply, as `(from, to,
+/// kind)`: grouped by `to`, then by kind, sources in σ order, no duplicates. The module's own
+/// dependencies are not read, so a caller can compare them with these without a copy.
+pub fn implied_plan_deps(module: &Module) -> Vec<(OpId, OpId, DepKind)> {
     let pos = module.schedule_positions();
     let mut new_deps: Vec<(OpId, OpId, DepKind)> = Vec::new();
     let segments = segments(module);
@@ -60,9 +70,7 @@ pub fn derive_plan_deps(module: &mut Module) {
     // Deterministic: group by user, sources in σ order, no duplicates.
     new_deps.sort_by_key(|&(from, to, kind)| (to, kind, pos[from.index()]));
     new_deps.dedup();
-    for (from, to, kind) in new_deps {
-        module.op_mut(to).deps.push(Dep { op: from, kind });
-    }
+    new_deps
 }
 
 fn spill_op(module: &Module, op: OpId) -> bool {

@@ -14,8 +14,8 @@
 //! Cost: one replay and one dependency derivation, O((V + E) log V).
 
 use crate::verify::{replay, Metrics, ReplayOptions};
-use lattice_lir::plan_deps::derive_plan_deps;
-use lattice_lir::{Dep, Module};
+use lattice_lir::plan_deps::implied_plan_deps;
+use lattice_lir::{DepKind, Module, OpId};
 
 /// Why a candidate was turned down.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -95,16 +95,34 @@ pub(crate) fn accept(
 }
 
 /// Whether deriving the plan dependencies from the module's σ reproduces the ones it carries
-/// (compared per op as sets: derivation orders them by σ position).
+/// (compared per op as sets: derivation orders them by σ position). Precedence dependencies are
+/// the same on both sides by construction, so only the spill and reuse ones are compared.
 fn same_derived_deps(module: &Module) -> bool {
-    let mut derived = module.clone();
-    derive_plan_deps(&mut derived);
-    let key = |d: &Dep| (d.op, d.kind);
-    module.ops.iter().zip(&derived.ops).all(|(a, b)| {
-        let mut x: Vec<_> = a.deps.iter().map(key).collect();
-        let mut y: Vec<_> = b.deps.iter().map(key).collect();
-        x.sort_unstable();
-        y.sort_unstable();
-        x == y
-    })
+    let implied = implied_plan_deps(module);
+    let mut next = 0;
+    let mut carried: Vec<(OpId, DepKind)> = Vec::new();
+    let mut derived: Vec<(OpId, DepKind)> = Vec::new();
+    for (i, op) in module.ops.iter().enumerate() {
+        carried.clear();
+        carried.extend(
+            op.deps
+                .iter()
+                .filter(|d| d.kind != DepKind::Precedence)
+                .map(|d| (d.op, d.kind)),
+        );
+        derived.clear();
+        while next < implied.len() && implied[next].1.index() == i {
+            derived.push((implied[next].0, implied[next].2));
+            next += 1;
+        }
+        if carried.len() != derived.len() {
+            return false;
+        }
+        carried.sort_unstable();
+        derived.sort_unstable();
+        if carried != derived {
+            return false;
+        }
+    }
+    true
 }

@@ -22,11 +22,15 @@ impl Canonical {
     pub fn of(module: &Module) -> Self {
         let position = module.schedule_positions();
         let original = module.schedule.clone();
+        // Field by field: `..op.clone()` or `..module.clone()` would copy every op's vectors
+        // once more only to drop them, which is most of this function's time at a million ops.
         let ops: Vec<Op> = original
             .iter()
             .map(|&id| {
                 let op = module.op(id);
                 Op {
+                    name: op.name,
+                    kind: op.kind.clone(),
                     deps: op
                         .deps
                         .iter()
@@ -35,16 +39,19 @@ impl Canonical {
                             kind: d.kind,
                         })
                         .collect(),
-                    ..op.clone()
+                    loc: op.loc,
                 }
             })
             .collect();
         let schedule = (0..ops.len()).map(OpId::new).collect();
         Canonical {
             module: Module {
+                name: module.name.clone(),
+                phase: module.phase,
+                target: module.target.clone(),
+                buffers: module.buffers.clone(),
                 ops,
                 schedule,
-                ..module.clone()
             },
             original,
         }

@@ -169,26 +169,26 @@ fn refine_with(
                 }
             }
         };
-        let candidate = Module {
-            schedule: canon.to_original(&sigma),
-            ..best.result.module.clone()
-        };
+        // The candidate is the incumbent with σ replaced: swap σ in place rather than copy a
+        // module of a million ops per offer, and swap it back if the candidate is turned down.
+        let mut previous = canon.to_original(&sigma);
+        std::mem::swap(&mut best.result.module.schedule, &mut previous);
         let incumbent = best.result.metrics.makespan;
         match accept::accept(
             module,
             &freeze_metrics,
-            &candidate,
+            &best.result.module,
             incumbent,
             logical_budget,
         ) {
             Ok(metrics) => {
                 best.result.stats.final_makespan = metrics.makespan;
-                best.result.module = candidate;
                 best.result.metrics = metrics;
                 best.sigma = sigma;
                 true
             }
             Err(why) => {
+                best.result.module.schedule = previous;
                 tracing::debug!(%why, "cpe: candidate rejected");
                 false
             }
