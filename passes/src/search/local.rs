@@ -8,10 +8,15 @@
 //!   realized (`super::realize`), so it is legal and L0-exclusive by construction.
 //! - **Op phase** (the rest): one op moves to another place inside its dependency window (after
 //!   its last predecessor, before its first successor, in the precedence graph without L0 turns).
+//!   The window ignores the op's *carried* neighbours — an ALLOC of a non-staging buffer with no
+//!   predecessor before it, a FREE of one with no successor after it — which move along with it
+//!   (to just before it, just after it): DLR's tightening re-places those anyway, and without
+//!   carrying, an op whose output buffer is allocated right before it could never move earlier.
 //!   ALLOCs and FREEs of staging tiers never move, so the relative order of the staging tiers'
 //!   lifetimes — and with it L0 exclusivity — is the one of the phase's start, which is
 //!   exclusive; the order stays a topological order because the moved op stays inside its
-//!   window and no other op changes relative order.
+//!   window, a carried ALLOC (a source) only moves earlier and a carried FREE (a sink) only later,
+//!   and no other op changes relative order.
 //!
 //! A neighbour is accepted when its key is no worse than the current one or than the current
 //! key of `HISTORY` steps ago. Deterministic: the chain's moves come from its own SplitMix64
@@ -19,6 +24,7 @@
 
 use super::options::Objective;
 use super::realize::{realize, TaskOrder};
+use super::repair::repair;
 use super::score::{key, Evaluator, Key, Measure};
 use super::tasks::Tasks;
 use crate::order::graph::{Graph, Role};
@@ -30,6 +36,10 @@ use std::time::Instant;
 const HISTORY: usize = 32;
 /// Farthest a swap or reinsertion moves a task.
 const REACH: usize = 16;
+/// Repair moves per search step: one move costs O(span) against a full evaluation's
+/// O(V log V), about a thousandth of it on the shipped attention cases, so a step's worth of
+/// moves is still cheaper than the step it replaces.
+const REPAIR_MOVES: u64 = 512;
 
 /// The best a chain found.
 #[derive(Clone, Debug)]
@@ -76,14 +86,43 @@ pub(crate) fn chain(
     budget: u64,
 ) -> Found {
     let mut rng = Rng::new(seed);
-    let mut left = budget;
+    let repairing = if space.evaluator.objective == Objective::Peak {
+        budget / 4
+    } else {
+        0
+    };
+    let mut left = budget - repairing;
     if let Some((start, start_key)) = tasks_from.filter(|_| space.tasks.main.len() >= 2) {
-        let steps = budget * 3 / 5;
+        let steps = left * 3 / 5;
         left -= steps;
         task_phase(space, start, start_key, &mut found, &mut rng, steps);
     }
     op_phase(space, &mut found, &mut rng, left);
+    repair_phase(space, &mut found, &mut rng, repairing);
     found
+}
+
+/// The peak objective's last phase (`super::repair`): `steps − 1` steps' worth of incremental
+/// moves, [`REPAIR_MOVES`] per step, then one evaluation of the repaired order.
+fn repair_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64) {
+    if steps == 0 || space.out_of_time() {
+        return;
+    }
+    let mut order = found.order.clone();
+    repair(space.graph, &mut order, rng, (steps - 1) * REPAIR_MOVES);
+    found.evaluations += steps - 1;
+    for _ in 1..steps {
+        (space.tick)();
+    }
+    let bound = found.key;
+    if let Some((k, measure)) = space.score(&order, &bound, found) {
+        if k < found.key {
+            found.key = k;
+            found.measure = measure;
+            found.order = order;
+            found.improvements += 1;
+        }
+    }
 }
 
 fn task_phase(
@@ -191,6 +230,7 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
     let mut current_key = found.key;
     let mut history = [current_key; HISTORY];
     let steer = space.evaluator.objective == Objective::Peak;
+    let mut shifts = Vec::new();
     for step in 0..steps {
         if space.out_of_time() {
             return;
@@ -206,7 +246,7 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
             (space.tick)();
             continue;
         };
-        shift(&mut order, &mut pos, p, q);
+        relocate(graph, &mut order, &mut pos, p, q, &mut shifts);
         let slot = step as usize % HISTORY;
         let bound = current_key.max(history[slot]);
         match space.score(&order, &bound, found) {
@@ -219,28 +259,94 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
                     found.improvements += 1;
                 }
             }
-            _ => shift(&mut order, &mut pos, q, p),
+            _ => {
+                for &(from, to) in shifts.iter().rev() {
+                    shift(&mut order, &mut pos, to, from);
+                }
+            }
         }
         history[slot] = current_key;
     }
 }
 
-/// The window of positions `v` may take: after its last predecessor, before its first successor.
-fn window(graph: &Graph<'_>, order: &[OpId], pos: &[usize], v: OpId) -> (usize, usize) {
+/// Whether `u`, a neighbour of the moved op, moves along with it instead of bounding its window:
+/// a non-staging ALLOC with no predecessor (it can go anywhere earlier) or FREE with no successor
+/// (anywhere later).
+fn carried(graph: &Graph<'_>, u: OpId) -> bool {
+    let module = graph.module;
+    match graph.role(u) {
+        Role::Alloc(b) => {
+            !module.target.tier(module.buffer(b).tier).staging && graph.preds(u).is_empty()
+        }
+        Role::Free(b) => {
+            !module.target.tier(module.buffer(b).tier).staging && graph.succs(u).is_empty()
+        }
+        Role::Work => false,
+    }
+}
+
+/// The window of positions `v` may take: after its last predecessor, before its first successor,
+/// carried ones aside.
+pub(super) fn window(graph: &Graph<'_>, order: &[OpId], pos: &[usize], v: OpId) -> (usize, usize) {
     let lo = graph
         .preds(v)
         .iter()
+        .filter(|&&u| !carried(graph, u))
         .map(|u| pos[u.index()] + 1)
         .max()
         .unwrap_or(0);
     let hi = graph
         .succs(v)
         .iter()
+        .filter(|&&w| !carried(graph, w))
         .map(|w| pos[w.index()])
         .min()
         .unwrap_or(order.len())
         - 1;
     (lo, hi)
+}
+
+/// Moves the op at `p` to `q` (a place of its [`window`]) with the carried neighbours it would
+/// pass: carried ALLOCs at or after `q` go just before it, carried FREEs at or before `q` just
+/// after it. `shifts` receives the [`shift`]s made, in order, so the move can be undone.
+/// O(|p − q| · carried) positions rewritten.
+pub(super) fn relocate(
+    graph: &Graph<'_>,
+    order: &mut [OpId],
+    pos: &mut [usize],
+    p: usize,
+    q: usize,
+    shifts: &mut Vec<(usize, usize)>,
+) {
+    shifts.clear();
+    let v = order[p];
+    let mut apply = |order: &mut [OpId], pos: &mut [usize], from: usize, to: usize| {
+        shift(order, pos, from, to);
+        shifts.push((from, to));
+    };
+    if q < p {
+        // Each carried ALLOC between q and p goes to q, pushing the rest (v included) right.
+        let mut at = q;
+        for &u in graph.preds(v) {
+            let pu = pos[u.index()];
+            if carried(graph, u) && pu >= at {
+                apply(order, pos, pu, at);
+                at += 1;
+            }
+        }
+        apply(order, pos, pos[v.index()], at);
+    } else {
+        // Each carried FREE between p and q goes to q, pulling the rest (v included) left.
+        let mut at = q;
+        for &w in graph.succs(v) {
+            let pw = pos[w.index()];
+            if carried(graph, w) && pw <= at {
+                apply(order, pos, pw, at);
+                at -= 1;
+            }
+        }
+        apply(order, pos, pos[v.index()], at);
+    }
 }
 
 /// A uniformly random op of `movable` to a uniformly random other place of its window.
@@ -320,7 +426,7 @@ fn steered_move(
 }
 
 /// Moves the op at position `from` to position `to`, shifting the ones between by one.
-fn shift(order: &mut [OpId], pos: &mut [usize], from: usize, to: usize) {
+pub(super) fn shift(order: &mut [OpId], pos: &mut [usize], from: usize, to: usize) {
     let (lo, hi) = (from.min(to), from.max(to));
     if from < to {
         order[lo..=hi].rotate_left(1);

@@ -29,6 +29,7 @@ pub mod options;
 pub mod pass;
 mod portfolio;
 mod realize;
+mod repair;
 pub mod report;
 pub mod score;
 mod tasks;
