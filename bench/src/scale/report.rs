@@ -48,8 +48,8 @@ pub fn write_outputs(dir: &Path, report: &ScaleReport) -> Result<(), ScaleError>
          generated `{}` DAGs (seed {}), every result verified. Each cell is the stage's wall time \
          and the peak heap of the whole process during it (inputs included). These are \
          measurements: they vary between runs and machines, unlike the modules, which are \
-         deterministic. CPE builds its own copy of the fixed graph, so `fixed-graph` is also part \
-         of the `cpe` time.\n\n{}",
+         deterministic. CPE starts from the `fixed-graph` stage's Freeze timing (it builds only \
+         its own constraint graph on top), as the `cpe` pass takes it from the timing analysis.\n\n{}",
         report.shape,
         report.seed,
         markdown(report)

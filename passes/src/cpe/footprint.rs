@@ -4,7 +4,7 @@
 //! contest core; an ALLOC adds its buffer's size until its FREE, spills aside). Commands change
 //! neither. Read backwards (σ reversed) closers open and openers close, which is how a backward
 //! schedule sees memory; the bytes held at any cut of σ are the same either way, so one budget
-//! per meter serves both directions. O(V).
+//! per meter serves both directions. O(V) to build, O(V) per walk along a σ.
 
 use lattice_lir::{Module, OpId, OpKind};
 
@@ -75,6 +75,21 @@ impl Footprint {
             f.lazy[i] = lifecycle && opens != backwards;
         }
         f
+    }
+
+    /// The most bytes each meter holds at once along `sigma` (Freeze's peaks when `sigma` is the
+    /// module's own σ read forwards: the replay's physical and logical peaks).
+    pub fn peaks(&self, sigma: &[OpId]) -> [u64; METERS] {
+        self.meters.each_ref().map(|m| {
+            let (mut held, mut peak) = (0u64, 0u64);
+            for v in sigma {
+                held = held
+                    .saturating_sub(m.closes[v.index()])
+                    .saturating_add(m.opens[v.index()]);
+                peak = peak.max(held);
+            }
+            peak
+        })
     }
 
     /// Whether `v` adds bytes to some meter.

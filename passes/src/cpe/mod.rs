@@ -14,8 +14,10 @@
 //! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted).
 //! Deterministic: the work runs on a copy whose op ids are Freeze positions (`canonical`), and
 //! every choice is keyed by times, keys and those ids, so the result does not depend on how the
-//! module's arena is laid out. Cost: O((1 + 2·justify + passes · candidates) · (V + E) log V)
-//! plus one verifier replay per offered candidate.
+//! module's arena is laid out. The verifier's replay of the input runs on a second thread
+//! beside the seed, which needs only Freeze's peaks (see [`refine_with`]). Cost:
+//! O((1 + 2·justify + passes · candidates) · (V + E) log V) plus one verifier replay per offered
+//! candidate.
 
 mod accept;
 mod canonical;
@@ -33,10 +35,11 @@ mod sigma;
 pub use error::CpeError;
 pub use pass::Cpe;
 
-use crate::timing::{evaluate, timing, PipeOrder, Timing};
+use crate::timing::{evaluate, timing, FixedGraph, PipeOrder, Times, Timing};
 use crate::verify::{replay, Metrics, ReplayOptions};
 use canonical::Canonical;
 use footprint::Footprint;
+use justify::Seeded;
 use lattice_lir::{Module, OpId, Phase};
 use std::time::{Duration, Instant};
 
@@ -93,9 +96,10 @@ pub struct Refinement {
 /// Refines a planned (or already refined) module.
 pub fn refine(module: &Module, options: &CpeOptions) -> Result<Refinement, CpeError> {
     check_phase(module)?;
-    let freeze_metrics = valid_metrics(module)?;
-    let timing = timing(module)?;
-    refine_with(module, &timing, freeze_metrics, options)
+    match timing(module) {
+        Ok(timing) => refine_with(module, &timing, options),
+        Err(cyclic) => Err(untimeable(module, cyclic.into())),
+    }
 }
 
 fn check_phase(module: &Module) -> Result<(), CpeError> {
@@ -118,22 +122,113 @@ fn valid_metrics(module: &Module) -> Result<Metrics, CpeError> {
     }
 }
 
-/// [`refine`] given the module's Freeze timing and verified metrics.
-fn refine_with(
+/// The error for a module whose Freeze timing failed with `error`: the verifier's, when it
+/// rejects the plan (the cause a user can act on), else `error`.
+fn untimeable(module: &Module, error: CpeError) -> CpeError {
+    valid_metrics(module).err().unwrap_or(error)
+}
+
+/// [`refine`] given the module's Freeze timing (`timing(module)`, or the `cpe` pass's timing
+/// analysis), so a pipeline that already timed the module builds G_fixed once. The verifier's
+/// replay of the input, which only acceptance needs, runs on a second thread beside the seed
+/// (whose budgets are Freeze's peaks along σ, read off the footprint); its verdict comes first,
+/// so an invalid plan is reported as such whatever else fails. The result does not depend on
+/// the threads.
+pub fn refine_with(
     module: &Module,
     freeze: &Timing,
-    freeze_metrics: Metrics,
     options: &CpeOptions,
 ) -> Result<Refinement, CpeError> {
+    check_phase(module)?;
+    std::thread::scope(|scope| {
+        let replayed = scope.spawn(|| valid_metrics(module));
+        let prepared = prepare(module, freeze, options);
+        let freeze_metrics = replayed
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        improve(module, prepared?, freeze_metrics, options)
+    })
+}
+
+/// What CPE builds before it needs Freeze's metrics: the relabeled copy, its constraint graph,
+/// footprint and Freeze timing, and the justified seed.
+struct Prepared {
+    canon: Canonical,
+    graph: FixedGraph,
+    footprint: Footprint,
+    order: PipeOrder,
+    times: Times,
+    seeded: Option<Seeded>,
+    clock: Instant,
+}
+
+fn prepare(module: &Module, freeze: &Timing, options: &CpeOptions) -> Result<Prepared, CpeError> {
     let clock = Instant::now();
     // All the work happens on the σ-relabeled copy, where op ids are Freeze positions.
     let canon = Canonical::of(module);
     let c = &canon.module;
     let graph = constraints::constraint_graph(c);
     let footprint = Footprint::of(c, false);
-    let position: Vec<usize> = (0..c.ops.len()).collect();
-    let mut order = PipeOrder::of_sigma(&graph, &c.schedule);
-    let mut times = evaluate(&graph, Some(&order))?;
+    let order = PipeOrder::of_sigma(&graph, &c.schedule);
+    let times = evaluate(&graph, Some(&order))?;
+    let seeded = if options.seed {
+        let [physical, logical] = footprint.peaks(&c.schedule);
+        let slack = canon.per_op(&freeze.slack);
+        let position: Vec<usize> = (0..c.ops.len()).collect();
+        let input = justify::SeedInput {
+            module: c,
+            footprint: &footprint,
+            slack: &slack,
+            position: &position,
+            budget: [physical, logical_budget(options, logical)],
+        };
+        justify::justified_seed(&graph, &input, options.justify)?
+    } else {
+        None
+    };
+    Ok(Prepared {
+        canon,
+        graph,
+        footprint,
+        order,
+        times,
+        seeded,
+        clock,
+    })
+}
+
+/// The most logical peak a candidate may have: Freeze's `logical`, or any when the option lets
+/// it rise.
+fn logical_budget(options: &CpeOptions, logical: u64) -> u64 {
+    if options.keep_logical_peak {
+        logical
+    } else {
+        u64::MAX
+    }
+}
+
+/// Offers the seed, then runs the local search, against Freeze's verified metrics.
+fn improve(
+    module: &Module,
+    prepared: Prepared,
+    freeze_metrics: Metrics,
+    options: &CpeOptions,
+) -> Result<Refinement, CpeError> {
+    let Prepared {
+        canon,
+        graph,
+        footprint,
+        mut order,
+        mut times,
+        seeded,
+        clock,
+    } = prepared;
+    let c = &canon.module;
+    debug_assert_eq!(
+        footprint.peaks(&c.schedule),
+        [freeze_metrics.physical_peak, freeze_metrics.logical_peak],
+        "the footprint's peaks along Freeze's σ are the replay's"
+    );
     let mut metrics = freeze_metrics.clone();
     metrics.phase = Phase::Refined.to_string();
     let mut best = Incumbent {
@@ -151,11 +246,7 @@ fn refine_with(
         },
         sigma: c.schedule.clone(),
     };
-    let logical_budget = if options.keep_logical_peak {
-        freeze_metrics.logical_peak
-    } else {
-        u64::MAX
-    };
+    let logical_budget = logical_budget(options, freeze_metrics.logical_peak);
     // Offers a pipe order with its σ (by default a linear extension close to the incumbent's):
     // on acceptance it becomes the incumbent.
     let offer = |order: &PipeOrder, sigma: Option<&[OpId]>, best: &mut Incumbent| -> bool {
@@ -195,24 +286,14 @@ fn refine_with(
         }
     };
 
-    if options.seed {
-        let slack = canon.per_op(&freeze.slack);
-        let input = justify::SeedInput {
-            module: c,
-            footprint: &footprint,
-            slack: &slack,
-            position: &position,
-            budget: [freeze_metrics.physical_peak, logical_budget],
-        };
-        if let Some(seeded) = justify::justified_seed(&graph, &input, options.justify)? {
-            best.result.stats.seed_makespan = seeded.times.makespan;
-            if seeded.times.makespan < times.makespan
-                && offer(&seeded.order, Some(&seeded.sigma), &mut best)
-            {
-                best.result.stats.seed_accepted = true;
-                order = seeded.order;
-                times = seeded.times;
-            }
+    if let Some(seeded) = seeded {
+        best.result.stats.seed_makespan = seeded.times.makespan;
+        if seeded.times.makespan < times.makespan
+            && offer(&seeded.order, Some(&seeded.sigma), &mut best)
+        {
+            best.result.stats.seed_accepted = true;
+            order = seeded.order;
+            times = seeded.times;
         }
     }
     let bounds = search::Bounds {

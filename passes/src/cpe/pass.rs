@@ -3,7 +3,7 @@
 //! statistics (`freeze-makespan`, `seed-makespan`, `seed-accepted`, `moves`, `final-makespan`,
 //! `time-us`). It keeps the dependencies, so the bottom levels stay valid. O(refinement).
 
-use super::{check_phase, refine_with, valid_metrics, CpeOptions};
+use super::{check_phase, refine_with, untimeable, CpeOptions};
 use crate::analysis::BottomLevels;
 use crate::timing::TimingAnalysis;
 use lattice::{Pass, PassContext, PassError, RegisteredPass};
@@ -25,13 +25,12 @@ impl RegisteredPass for Cpe {
 impl Pass for Cpe {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         check_phase(module)?;
-        let metrics = valid_metrics(module)?;
         let timing = cx.analysis::<TimingAnalysis>(module);
-        let freeze = timing
-            .0
-            .as_ref()
-            .map_err(|e| PassError::new(e.to_string()))?;
-        let refined = refine_with(module, freeze, metrics, &self.0)?;
+        let freeze = match timing.0.as_ref() {
+            Ok(freeze) => freeze,
+            Err(cyclic) => return Err(untimeable(module, (*cyclic).into()).into()),
+        };
+        let refined = refine_with(module, freeze, &self.0)?;
         let s = refined.stats;
         cx.statistic(
             "freeze-makespan",

@@ -96,6 +96,9 @@ struct Sim<'a> {
     instant: Vec<OpId>,
     chains: Vec<Vec<OpId>>,
     sigma: Vec<OpId>,
+    /// Scratch: an op and its armed predecessors, and their reference slots.
+    moved: Vec<OpId>,
+    slots: Vec<usize>,
 }
 
 /// The change meter `m` sees at `v`.
@@ -150,56 +153,65 @@ impl Sim<'_> {
         }
     }
 
-    /// The armed ops `v` needs placed first.
-    fn armed_preds(&self, v: OpId) -> Vec<OpId> {
+    /// Appends to `out` the armed ops `v` needs placed first.
+    fn armed_preds(&self, v: OpId, out: &mut Vec<OpId>) {
         let graph = self.graph;
-        graph
-            .preds(v)
-            .iter()
-            .chain(graph.order_preds(v))
-            .copied()
-            .filter(|a| self.armed[a.index()] && !self.placed[a.index()])
-            .collect()
+        out.extend(
+            graph
+                .preds(v)
+                .iter()
+                .chain(graph.order_preds(v))
+                .copied()
+                .filter(|a| self.armed[a.index()] && !self.placed[a.index()]),
+        );
     }
 
     /// Whether placing `v` after its armed predecessors keeps every budget now and leaves a
     /// way to finish within them (the rest in reference order).
     fn safe(&mut self, v: OpId) -> bool {
         let f = self.footprint;
-        let moved: Vec<OpId> = self.armed_preds(v).into_iter().chain([v]).collect();
-        if !moved.iter().any(|&u| f.opens(u)) {
-            // Releases bytes or leaves them alone: the rest can only climb less.
-            return true;
-        }
-        (0..METERS).all(|k| {
-            let m = &f.meters[k];
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.clear();
+        self.armed_preds(v, &mut moved);
+        moved.push(v);
+        let safe = !moved.iter().any(|&u| f.opens(u)) || {
+            // The climb of the rest with the moved ops taken out, read without writing.
+            let mut slots = std::mem::take(&mut self.slots);
+            slots.clear();
+            slots.extend(moved.iter().map(|u| self.slot[u.index()]));
+            slots.sort_unstable();
             let (armed, op) = moved.split_at(moved.len() - 1);
-            let before = armed
-                .iter()
-                .map(|a| m.opens[a.index()])
-                .fold(self.held[k], u64::saturating_add);
-            let after = before
-                .saturating_sub(m.closes[op[0].index()])
-                .saturating_add(m.opens[op[0].index()]);
-            if before.max(after) > self.budget[k] {
-                return false;
-            }
-            for &u in &moved {
-                self.rest[k].set(self.slot[u.index()], 0);
-            }
-            let climb = u64::try_from(self.rest[k].best_prefix()).unwrap_or(0);
-            for &u in &moved {
-                self.rest[k].set(self.slot[u.index()], delta(m, u));
-            }
-            after.saturating_add(climb) <= self.budget[k]
-        })
+            let fits = (0..METERS).all(|k| {
+                let m = &f.meters[k];
+                let before = armed
+                    .iter()
+                    .map(|a| m.opens[a.index()])
+                    .fold(self.held[k], u64::saturating_add);
+                let after = before
+                    .saturating_sub(m.closes[op[0].index()])
+                    .saturating_add(m.opens[op[0].index()]);
+                if before.max(after) > self.budget[k] {
+                    return false;
+                }
+                let climb = u64::try_from(self.rest[k].best_prefix_without(&slots)).unwrap_or(0);
+                after.saturating_add(climb) <= self.budget[k]
+            });
+            self.slots = slots;
+            fits
+        };
+        self.moved = moved;
+        safe
     }
 
     /// Appends `v` to σ (after its armed predecessors), starting at `start`.
     fn place(&mut self, v: OpId, start: u64) {
-        for a in self.armed_preds(v) {
+        let mut armed = std::mem::take(&mut self.moved);
+        armed.clear();
+        self.armed_preds(v, &mut armed);
+        for &a in &armed {
             self.append(a);
         }
+        self.moved = armed;
         self.append(v);
         let end = start.saturating_add(self.graph.cycles(v));
         if let Some(p) = self.graph.pipe(v) {
@@ -217,7 +229,10 @@ impl Sim<'_> {
         self.placed[v.index()] = true;
         self.sigma.push(v);
         for (k, m) in self.footprint.meters.iter().enumerate() {
-            self.rest[k].set(self.slot[v.index()], 0);
+            // Commands change no meter: their value in the tree is 0 already.
+            if delta(m, v) != 0 {
+                self.rest[k].set(self.slot[v.index()], 0);
+            }
             self.held[k] = self.held[k].saturating_sub(m.closes[v.index()]);
             self.held[k] = self.held[k].saturating_add(m.opens[v.index()]);
             self.peaks[k] = self.peaks[k].max(self.held[k]);
@@ -334,6 +349,8 @@ pub(crate) fn seed(
         instant: Vec::new(),
         chains: vec![Vec::new(); pipes],
         sigma: Vec::with_capacity(n),
+        moved: Vec::new(),
+        slots: Vec::new(),
     };
     // Collected first: releasing an armed op may release its successors at once.
     let roots: Vec<OpId> = (0..n)

@@ -8,7 +8,8 @@
 //! an order-only edge that duplicates a timed one is dropped; edges naming an op outside the arena
 //! are ignored — the structural verifier reports them), sorted by op id, so everything computed
 //! over the graph is deterministic. Acyclicity is not assumed here: [`super::evaluate`] detects
-//! cycles. O(V + E) time and space after an O(E log E) sort of the edge lists.
+//! cycles. O(V + E) time and space: edge lists are put in order by counting sorts on op ids,
+//! which at a million ops is several times faster than comparison sorts of the pairs.
 
 use lattice_lir::{Module, OpId, PipeId};
 
@@ -23,10 +24,11 @@ struct Adjacency {
 
 impl Adjacency {
     /// From sorted, deduplicated `(from, to)` pairs.
-    fn new(n: usize, mut edges: Vec<(OpId, OpId)>) -> Self {
+    fn new(n: usize, edges: Vec<(OpId, OpId)>) -> Self {
         let (succ_first, succs) = compress(n, edges.iter().copied());
-        edges.sort_unstable_by_key(|&(a, b)| (b, a));
-        let (pred_first, preds) = compress(n, edges.iter().map(|&(a, b)| (b, a)));
+        // Stable by `to` on pairs sorted by `from`: sorted by (to, from).
+        let by_to = counting_sort(n, &edges, |&(_, b)| b);
+        let (pred_first, preds) = compress(n, by_to.iter().map(|&(a, b)| (b, a)));
         Adjacency {
             pred_first,
             preds,
@@ -69,10 +71,11 @@ impl FixedGraph {
         }
         let keep = |&(a, b): &(OpId, OpId)| a != b && a.index() < n && b.index() < n;
         edges.retain(keep);
-        edges.sort_unstable();
+        // Collected by `to` already: one stable pass by `from` sorts them by (from, to).
+        let mut edges = counting_sort(n, &edges, |&(a, _)| a);
         edges.dedup();
         extra.retain(|e| keep(e) && edges.binary_search(e).is_err());
-        extra.sort_unstable();
+        let mut extra = sorted_pairs(n, &extra);
         extra.dedup();
         FixedGraph {
             timed: Adjacency::new(n, edges),
@@ -159,6 +162,30 @@ impl FixedGraph {
 }
 
 /// CSR of `(node, neighbour)` pairs sorted by node.
+/// `pairs` (ids below `n`) sorted by (from, to): counting sorts by `to`, then stably by `from`.
+fn sorted_pairs(n: usize, pairs: &[(OpId, OpId)]) -> Vec<(OpId, OpId)> {
+    let by_to = counting_sort(n, pairs, |&(_, b)| b);
+    counting_sort(n, &by_to, |&(a, _)| a)
+}
+
+/// `items` stably sorted by `key` (an id below `n`). O(n + items).
+fn counting_sort<T: Copy>(n: usize, items: &[T], key: impl Fn(&T) -> OpId) -> Vec<T> {
+    let mut next = vec![0usize; n + 1];
+    for item in items {
+        next[key(item).index() + 1] += 1;
+    }
+    for i in 0..n {
+        next[i + 1] += next[i];
+    }
+    let mut out = items.to_vec();
+    for item in items {
+        let slot = &mut next[key(item).index()];
+        out[*slot] = *item;
+        *slot += 1;
+    }
+    out
+}
+
 fn compress(n: usize, pairs: impl Iterator<Item = (OpId, OpId)>) -> (Vec<usize>, Vec<OpId>) {
     let mut first = vec![0usize; n + 1];
     let mut list = Vec::new();
