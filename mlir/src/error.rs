@@ -170,6 +170,28 @@ pub enum ImportErrorKind {
         /// Entries of `dep_kinds`.
         kinds: usize,
     },
+    /// A `pos` at or past the number of buffers (or scheduled ops) of the module.
+    #[error("`pos = {pos}` of `{op}` is out of range: {what} positions run from 0 to {}", count - 1)]
+    PositionRange {
+        /// The op name.
+        op: &'static str,
+        /// The position given.
+        pos: u64,
+        /// How many buffers (or scheduled ops) the module has.
+        count: usize,
+        /// "buffer" or "scheduled op".
+        what: &'static str,
+    },
+    /// Two buffers (or two scheduled ops) at one `pos`.
+    #[error("a second {what} at `pos = {pos}`{}", first.map_or_else(String::new, |line| format!(" (the first is on line {line})")))]
+    DuplicatePosition {
+        /// The position given twice.
+        pos: u64,
+        /// "buffer" or "scheduled op".
+        what: &'static str,
+        /// The line of the first one, when the MLIR came from text.
+        first: Option<u32>,
+    },
     /// An unknown dependency kind.
     #[error("unknown dependency kind `{0}`; kinds are precedence, spill and reuse")]
     UnknownDepKind(String),

@@ -1,11 +1,12 @@
 //! MLIR → LIR: reads `lattice` dialect ops back into a [`Module`].
 //!
 //! A *lattice module* is a `builtin.module` whose body holds `lattice.*` ops (and nothing else);
-//! it may be the top-level module or nested in one next to other MLIR. Its body is read as the
-//! exporter writes it (see [`crate::export`]): one `lattice.phase`, one `lattice.target`, the
-//! buffers in declaration order, the ops in σ order; header ops may stand anywhere, and a token
-//! may name any op of the module (a forward one is then reported by the structural verifier as
-//! a dependency after its user, like in LIR text).
+//! it may be the top-level module or nested in one next to other MLIR. Its body holds one
+//! `lattice.phase`, one `lattice.target`, the buffers and the ops (see [`crate::export`]), in any
+//! order: buffers are declared in the order of their `pos` and ops scheduled in the order of
+//! theirs (MLIR gives body order no meaning; see [`crate::dialect`]), and positions must number
+//! each kind exactly 0..n. A token may name any op of the module (one later in σ is then
+//! reported by the structural verifier as a dependency after its user, like in LIR text).
 //!
 //! Invariants: the result carries, per op and buffer, the MLIR location it came from (and a LIR
 //! [`Loc`] when that is a file location), so diagnostics about it point at the user's text, and
@@ -155,6 +156,8 @@ pub fn import_module<'c>(
         }
         slot.get_or_insert(op);
     }
+    let buffer_ops = in_position_order(buffer_ops, |op| (op, dialect::BUFFER), &mut errors);
+    let lir_ops = in_position_order(lir_ops, |item| item, &mut errors);
     let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
     let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
     let phase = read_phase(phase_op).map_err(|e| vec![e])?;
@@ -207,6 +210,61 @@ pub fn import_module<'c>(
     } else {
         Err(errors)
     }
+}
+
+/// `items` (buffers, or scheduled ops) in the order of their ops' `pos`, which must number them
+/// exactly 0..n. On any problem, reported in `errors`, the body order instead: every op is still
+/// read, so none is reported again as a dangling operand of another. O(n).
+fn in_position_order<'c: 'a, 'a, T: Copy>(
+    items: Vec<T>,
+    op_of: impl Fn(T) -> (OperationRef<'c, 'a>, &'static str),
+    errors: &mut Vec<ImportError>,
+) -> Vec<T> {
+    let count = items.len();
+    let mut slots: Vec<Option<T>> = vec![None; count];
+    let mut ordered = true;
+    for &item in &items {
+        let (op, name) = op_of(item);
+        let a = Attrs::new(op, name);
+        let what = if name == dialect::BUFFER {
+            "buffer"
+        } else {
+            "scheduled op"
+        };
+        let pos = match a.uint(dialect::POS, u64::from(u32::MAX)) {
+            Ok(pos) => pos,
+            Err(e) => {
+                errors.push(e);
+                ordered = false;
+                continue;
+            }
+        };
+        let slot = usize::try_from(pos).ok().and_then(|p| slots.get_mut(p));
+        let problem = match slot {
+            None => K::PositionRange {
+                op: name,
+                pos,
+                count,
+                what,
+            },
+            Some(Some(first)) => K::DuplicatePosition {
+                pos,
+                what,
+                first: loc_of(op_of(*first).0.location()).map(|l| l.line),
+            },
+            Some(slot) => {
+                *slot = Some(item);
+                continue;
+            }
+        };
+        errors.push(a.error(problem));
+        ordered = false;
+    }
+    if !ordered {
+        return items;
+    }
+    // `count` items in distinct slots below `count`: every slot is filled.
+    slots.into_iter().flatten().collect()
 }
 
 /// The location and foreign attributes of lattice op `op`.

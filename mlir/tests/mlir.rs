@@ -398,10 +398,10 @@ fn lattice_text(body: &str) -> String {
     format!("{HEADER}{body}}}\n")
 }
 
-const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : ui32, size = 64 : ui64, tier = "L1"} : () -> !lattice.buf
-  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf) -> !lattice.token
-  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR"} : (!lattice.buf, !lattice.token) -> !lattice.token
-  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
+const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : ui32, pos = 0 : ui32, size = 64 : ui64, tier = "L1"} : () -> !lattice.buf
+  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf) -> !lattice.token
+  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR", pos = 1 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
+  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32, pos = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
 "#;
 
 /// One bad tier name is one error: the ops of that buffer are not each reported as naming no
@@ -445,6 +445,89 @@ fn hand_written_mlir_reads_as_lir() {
         lattice_text(&GOOD_BODY.replace(": ui64", ": i64"))
     );
     assert_eq!(print_module(&mlir_to_lir(&text).unwrap()), lir);
+}
+
+/// σ is each op's `pos`, not its place in the body (a graph region, whose order MLIR may
+/// change): ops shuffled by hand read back to the same module, and positions that do not number
+/// the buffers and the ops 0..n each are located errors.
+#[test]
+fn sigma_comes_from_positions_not_from_body_order() {
+    let reversed = |text: &str| -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        let (first, rest) = lines.split_first().unwrap();
+        let (last, body) = rest.split_last().unwrap();
+        let mut out = format!("{first}\n");
+        for line in body.iter().rev() {
+            out.push_str(&format!("{line}\n"));
+        }
+        out + last + "\n"
+    };
+    let lir = print_module(&mlir_to_lir(&lattice_text(GOOD_BODY)).unwrap());
+    let shuffled = lattice_text(GOOD_BODY);
+    let shuffled = reversed(&shuffled);
+    assert!(shuffled.contains("\"lattice.free\"(%0, %2)"), "{shuffled}");
+    assert!(
+        shuffled.find("lattice.free") < shuffled.find("lattice.alloc"),
+        "{shuffled}"
+    );
+    assert_eq!(print_module(&mlir_to_lir(&shuffled).unwrap()), lir);
+
+    // A whole case, planned: its module's body upside down (tokens used above their
+    // definitions, which a graph region allows) is the same module.
+    let planned = run_lattice(&smallest_case(), "mpas,dlr");
+    let text = lir_to_mlir_text(&planned).unwrap();
+    let upside_down = reversed(&text);
+    assert_ne!(upside_down, text);
+    let back = mlir_to_lir(&upside_down).unwrap();
+    verify_module(&back).unwrap();
+    assert_eq!(print_module(&back), print_module(&planned));
+
+    // Positions win over body order: swapping those of the command and the free schedules the
+    // free first, before the command it depends on.
+    let swapped = lattice_text(
+        &GOOD_BODY
+            .replacen(
+                "pipe = \"VECTOR\", pos = 1",
+                "pipe = \"VECTOR\", pos = 2",
+                1,
+            )
+            .replacen("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 1", 1),
+    );
+    let module = mlir_to_lir(&swapped).unwrap();
+    let errors = verify_module(&module).unwrap_err();
+    assert!(
+        errors.iter().any(|e| e.to_string().contains("%1")),
+        "{errors:?}"
+    );
+
+    // Positions that are not 0..n: out of range, twice the same, missing.
+    let replace = |from: &str, to: &str| {
+        assert!(GOOD_BODY.contains(from), "{from}");
+        lattice_text(&GOOD_BODY.replacen(from, to, 1))
+    };
+    assert_error(
+        &replace("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 3"),
+        7,
+        "`pos = 3` of `lattice.free` is out of range: scheduled op positions run from 0 to 2",
+    );
+    assert_error(
+        &replace(
+            "id = 0 : ui32, pos = 0 : ui32, size",
+            "id = 0 : ui32, pos = 1 : ui32, size",
+        ),
+        4,
+        "buffer positions run from 0 to 0",
+    );
+    assert_error(
+        &replace("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 1"),
+        7,
+        "a second scheduled op at `pos = 1` (the first is on line 6)",
+    );
+    assert_error(
+        &replace(", pos = 2 : ui32}", "}"),
+        7,
+        "attribute \"pos\" is expected",
+    );
 }
 
 #[test]
@@ -639,8 +722,8 @@ fn lattice_opt_reads_mlir_input() {
     // Structural LIR errors of MLIR input are reported like those of LIR input: here a
     // dependency on a later op, which MLIR's graph regions allow.
     let forward = lattice_text(&GOOD_BODY.replace(
-        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf)",
-        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32} : (!lattice.buf, !lattice.token)",
+        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf)",
+        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf, !lattice.token)",
     ));
     std::fs::write(&bad, forward).unwrap();
     let mut err = Vec::new();
