@@ -24,6 +24,9 @@ pub enum BridgeError {
 pub struct ImportError {
     /// Where the op is written, when the MLIR came from text.
     pub loc: Option<Loc>,
+    /// The file `loc` is in when it is not the input being read (MLIR bytecode carries the
+    /// locations of the text it was made from).
+    pub file: Option<String>,
     /// What is wrong.
     pub kind: ImportErrorKind,
 }

@@ -21,11 +21,12 @@
 //! for every op of that buffer.
 //! Complexity: O(V + E + B) with hash lookups from operand values to their ops.
 
-use crate::diagnostics::loc_of;
+use crate::diagnostics::{loc_of, source_file};
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::export::{Carried, Kept};
 use crate::strings::{attribute_text, identifier, op_name, string_value};
+use lattice::host::Outside;
 use lattice_lir::diag::Loc;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
 use lattice_lir::{SpillCost, Target, Tier, TierId};
@@ -63,6 +64,47 @@ fn collect_modules<'c, 'a>(op: OperationRef<'c, 'a>, found: &mut Vec<OperationRe
         while let Some(b) = block {
             for child in ops_of(b) {
                 collect_modules(child, found);
+            }
+            block = b.next_in_region();
+        }
+    }
+}
+
+/// The ops of `root` outside its lattice modules, counted where they stand (a `func.func`, not
+/// the ops of its body): every op that is neither a lattice module nor a `builtin.module` holding
+/// one, which is looked into. `None` when there is none. O(ops of `root`).
+pub fn outside_lattice_modules(root: OperationRef<'_, '_>) -> Option<Outside> {
+    let mut count = 0;
+    let mut first = None;
+    if !is_lattice_module(root) {
+        collect_outside(root, &mut count, &mut first);
+    }
+    first.map(|op| Outside {
+        count,
+        first: op_name(op),
+        loc: loc_of(op.location()),
+        file: source_file(op.location()),
+    })
+}
+
+fn collect_outside<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    count: &mut usize,
+    first: &mut Option<OperationRef<'c, 'a>>,
+) {
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            for child in ops_of(b) {
+                if is_lattice_module(child) {
+                    continue;
+                }
+                if op_name(child) == "builtin.module" && !lattice_modules(child).is_empty() {
+                    collect_outside(child, count, first);
+                    continue;
+                }
+                *count += 1;
+                first.get_or_insert(child);
             }
             block = b.next_in_region();
         }
@@ -288,6 +330,7 @@ fn key(op: OperationRef<'_, '_>) -> usize {
 fn error(location: Location<'_>, kind: K) -> ImportError {
     ImportError {
         loc: loc_of(location),
+        file: source_file(location),
         kind,
     }
 }
@@ -519,6 +562,7 @@ impl<'c, 'a> Attrs<'c, 'a> {
     fn error(&self, kind: K) -> ImportError {
         ImportError {
             loc: self.loc,
+            file: source_file(self.op_ref.location()),
             kind,
         }
     }
