@@ -15,6 +15,9 @@ use lattice_lir::diag::Loc;
 use lattice_lir::Module;
 use std::path::Path;
 
+/// [`Host::write`]: the input (if it was in the host IR) and the results, to host IR text.
+pub type WriteFn = fn(Option<&[u8]>, &[Module]) -> Result<String, Vec<Diagnostic>>;
+
 /// A host IR and what the driver may ask of it.
 #[derive(Clone, Copy, Debug)]
 pub struct Host {
@@ -32,7 +35,7 @@ pub struct Host {
     pub read: fn(&[u8]) -> Result<Hosted, Vec<Diagnostic>>,
     /// The input with its lattice modules replaced, in order, by `modules`, as text; with no input,
     /// `modules` alone in this IR.
-    pub write: fn(Option<&[u8]>, &[Module]) -> Result<String, Vec<Diagnostic>>,
+    pub write: WriteFn,
     /// Checks a pipeline that names passes lattice does not have (`canonicalize,lattice-mpas`)
     /// and returns it as the host prints it; an error is a usage error, worded.
     pub check_pipeline: fn(&str) -> Result<String, String>,

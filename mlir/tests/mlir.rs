@@ -437,7 +437,7 @@ fn a_buffer_that_fails_to_import_does_not_cascade_into_its_ops() {
 
 #[test]
 fn hand_written_mlir_reads_as_lir() {
-    let module = mlir_to_lir(&lattice_text(GOOD_BODY)).unwrap();
+    let module = mlir_to_lir(lattice_text(GOOD_BODY)).unwrap();
     verify_module(&module).unwrap();
     let lir = print_module(&module);
     assert!(
@@ -467,7 +467,7 @@ fn sigma_comes_from_positions_not_from_body_order() {
         }
         out + last + "\n"
     };
-    let lir = print_module(&mlir_to_lir(&lattice_text(GOOD_BODY)).unwrap());
+    let lir = print_module(&mlir_to_lir(lattice_text(GOOD_BODY)).unwrap());
     let shuffled = lattice_text(GOOD_BODY);
     let shuffled = reversed(&shuffled);
     assert!(shuffled.contains("\"lattice.free\"(%0, %2)"), "{shuffled}");
