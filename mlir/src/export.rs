@@ -20,6 +20,7 @@
 use crate::dialect;
 use crate::error::BridgeError;
 use crate::strings::identifier;
+use lattice_lir::diag::Loc;
 use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Target};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
@@ -59,6 +60,40 @@ pub fn lir_to_mlir<'c>(
     context: &'c Context,
     module: &Module,
 ) -> Result<melior::ir::Module<'c>, BridgeError> {
+    lir_to_mlir_carrying(context, module, &Carried::default())
+}
+
+/// Where the ops and buffers of `module` stand in the LIR text it was parsed from, as MLIR file
+/// locations in the unnamed input (`-`, the name MLIR's C API parses text under), so that what
+/// MLIR reports about them points at those LIR lines. Ops and buffers without a position are
+/// left out (the exporter names them).
+pub fn lir_locations<'c>(context: &'c Context, module: &Module) -> Carried<'c> {
+    let at = |loc: Loc| Kept {
+        location: Location::new(context, "-", loc.line as usize, loc.col as usize),
+        attributes: Vec::new(),
+    };
+    Carried {
+        ops: module
+            .ops
+            .iter()
+            .filter_map(|op| Some((op.name, at(op.loc?))))
+            .collect(),
+        buffers: module
+            .buffers
+            .iter()
+            .filter_map(|b| Some((b.name, at(b.loc?))))
+            .collect(),
+        header: Vec::new(),
+    }
+}
+
+/// [`lir_to_mlir`], the ops and buffers `carried` knows keeping its locations and foreign
+/// attributes.
+pub fn lir_to_mlir_carrying<'c>(
+    context: &'c Context,
+    module: &Module,
+    carried: &Carried<'c>,
+) -> Result<melior::ir::Module<'c>, BridgeError> {
     let location = Location::name(
         context,
         &format!("@{}", module.name),
@@ -69,7 +104,7 @@ pub fn lir_to_mlir<'c>(
         "sym_name",
         StringAttribute::new(context, &module.name).into(),
     );
-    append_ops(context, &mlir.body(), module, &Carried::default())?;
+    append_ops(context, &mlir.body(), module, carried)?;
     Ok(mlir)
 }
 

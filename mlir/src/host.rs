@@ -16,7 +16,7 @@
 
 use crate::diagnostics::Capture;
 use crate::dialect;
-use crate::export::{lir_to_mlir, Carried};
+use crate::export::{lir_locations, lir_to_mlir, lir_to_mlir_carrying, Carried};
 use crate::external::replace_body;
 use crate::import::{import_module, lattice_modules, outside_lattice_modules};
 use crate::pipeline::{add_pipeline, pipeline_text};
@@ -160,8 +160,11 @@ fn run_pipeline(input: HostInput<'_>, text: &str) -> Result<HostRun, Vec<Diagnos
     let capture = Capture::new(&context);
     let mut mlir = match input {
         HostInput::Source(bytes) => parse(&context, bytes)?.0,
-        HostInput::Module(module) => lir_to_mlir(&context, module)
-            .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?,
+        // MLIR's diagnostics about its ops then point at the LIR lines.
+        HostInput::Module(module) => {
+            lir_to_mlir_carrying(&context, module, &lir_locations(&context, module))
+                .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?
+        }
     };
     let manager = PassManager::new(&context);
     add_pipeline(&manager, text, lattice_passes::REGISTRY)

@@ -1306,6 +1306,22 @@ fn lattice_opt_runs_pipelines_mixing_upstream_and_lattice_passes() {
         print_module(&expected)
     );
 
+    // What MLIR reports about an op of LIR input points at its LIR line.
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(canonicalize,lattice-test-fail{op=%3})",
+        lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let line = print_module(&parsed)
+        .lines()
+        .position(|l| l.trim_start().starts_with("%3 "))
+        .unwrap()
+        + 1;
+    assert!(
+        err.starts_with(&format!("{}:{line}:", lir.display())),
+        "line {line}: {err}"
+    );
+
     // `--dump-pass-pipeline` prints MLIR's pipeline, lattice options included.
     let (code, err) = lattice_opt(&[
         pipeline,
