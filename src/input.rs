@@ -1,10 +1,11 @@
-//! Loading a module from a file the way every tool does: LIR text, a contest JSON graph
-//! (recognised by its `.json` extension), or a format a tool adds ([`InputFormat`], recognised by
-//! its extension: the MLIR bridge's `.mlir`), with errors that keep the source text for rendering.
+//! Loading modules from a file the way every tool does: LIR text, a contest JSON graph
+//! (recognised by its `.json` extension), or the host IR a tool adds ([`Host`], recognised by its
+//! extensions or, on standard input, its first bytes: the MLIR bridge's `.mlir` and `.mlirbc`),
+//! with errors that keep the source text for rendering.
 //!
-//! Invariant: a contest import returned here has passed the structural verifier; LIR text and
-//! added formats are verified by the caller (the driver times and reports it), so a pipeline
-//! always starts from valid IR.
+//! Invariant: a contest import returned here has passed the structural verifier; LIR text and host
+//! IR are verified by the caller (the driver times and reports it), so a pipeline always starts
+//! from valid IR. Only host IR may be binary. O(input) plus the parsers'.
 
 use crate::diagnostic::Diagnostic;
 use crate::host::{Host, Hosted};
@@ -34,6 +35,9 @@ pub enum LoadError {
     /// The contest JSON is malformed or describes an invalid graph.
     #[error("{0}")]
     Contest(ContestError),
+    /// LIR or contest input that is not UTF-8 text (the offset of the first bad byte).
+    #[error("the input is not UTF-8 text (at byte {0})")]
+    NotText(usize),
     /// Host IR input is malformed (or this build cannot read it); its diagnostics say where.
     #[error("{}", .0.first().map_or("the input is malformed", |d| d.message.as_str()))]
     Host(Vec<Diagnostic>),
@@ -63,7 +67,9 @@ impl LoadError {
             LoadError::Verify(errors) => {
                 verify_diagnostics(errors, "the module is not well formed")
             }
-            LoadError::CapacityTier { .. } => vec![Diagnostic::error(None, self.to_string())],
+            LoadError::CapacityTier { .. } | LoadError::NotText(_) => {
+                vec![Diagnostic::error(None, self.to_string())]
+            }
         }
     }
 }
@@ -192,12 +198,7 @@ pub fn parse_source(
     kind: &InputKind,
     import: &ImportOptions,
 ) -> Result<Hosted, LoadError> {
-    let text = || {
-        std::str::from_utf8(input).map_err(|e| {
-            let message = format!("the input is not UTF-8 text (at byte {})", e.valid_up_to());
-            LoadError::Host(vec![Diagnostic::error(None, message)])
-        })
-    };
+    let text = || std::str::from_utf8(input).map_err(|e| LoadError::NotText(e.valid_up_to()));
     let mut hosted = match kind {
         // The importer applies the overrides to the contest target itself.
         InputKind::Contest { name } => {
@@ -338,13 +339,10 @@ mod tests {
             diagnostics
         );
         // LIR must be text.
-        let Err(LoadError::Host(diagnostics)) =
-            parse_source(b"module \xff", &InputKind::Lir, &options)
-        else {
+        let Err(e) = parse_source(b"module \xff", &InputKind::Lir, &options) else {
             panic!("bytes that are not UTF-8 are not LIR");
         };
-        assert!(diagnostics[0]
-            .message
-            .contains("not UTF-8 text (at byte 7)"));
+        let message = &e.diagnostics()[0].message;
+        assert_eq!(message, "the input is not UTF-8 text (at byte 7)");
     }
 }
