@@ -1306,6 +1306,27 @@ fn lattice_opt_runs_pipelines_mixing_upstream_and_lattice_passes() {
         print_module(&expected)
     );
 
+    // Warnings of lattice passes reach the user at their op's line, and the run succeeds; LIR
+    // output says what it leaves out, as lattice's own driver does.
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(canonicalize,lattice-test-remark{op=%3 warning=true})",
+        input,
+        "--emit=lir",
+        "-o",
+        out_lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(input).unwrap();
+    let line = line_of_op(&text, 3);
+    assert!(
+        err.contains(&format!("{input}:{line}:")) && err.contains("warning: lattice-test-remark"),
+        "line {line}: {err}"
+    );
+    assert!(
+        err.contains("warning: `func.func` outside the lattice module left out"),
+        "{err}"
+    );
+
     // What MLIR reports about an op of LIR input points at its LIR line.
     let (code, err) = lattice_opt(&[
         "--pass-pipeline=builtin.module(canonicalize,lattice-test-fail{op=%3})",
