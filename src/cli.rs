@@ -7,14 +7,18 @@
 //! - every usage problem (unknown flag or pass, bad pipeline text or option value, conflicting
 //!   flags) is reported with a located, worded message and exit code 2; 1 is reserved for bad input
 //!   and failing pipelines, 0 for success;
+//! - a `--pass-pipeline` naming passes the registry does not have goes to the tool's host IR
+//!   (MLIR) when it can run them, which then runs the whole pipeline; flags of lattice's own
+//!   instrumentation are usage errors with such a pipeline, and a build without the host says
+//!   which feature runs it;
 //! - logging goes through `tracing` to the error stream: `-v` (info), `-vv` (debug), `-vvv` (trace),
 //!   or any `RUST_LOG` filter, which wins.
 
-use crate::driver::{run, OptConfig};
+use crate::driver::{run, Emit, OptConfig};
 use crate::error_limit::ErrorLimit;
 use crate::input::parse_capacity;
 use crate::ir_printing::{IrPrinting, PassFilter};
-use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline};
+use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline, PipelineErrorKind};
 use crate::registry::{MetricsFormat, Registry};
 use crate::statistics::StatisticsFormat;
 use crate::timing::TimingFormat;
@@ -39,9 +43,12 @@ Exit codes: 0 success; 1 invalid input, failing pass or invalid IR; 2 usage erro
 #[derive(Parser, Debug)]
 #[command(name = "lattice-opt", version, about = "The lattice optimizer driver: runs pass pipelines over LIR modules.", after_help = EXAMPLES)]
 struct Flags {
-    /// Input: a `.lir` module, a contest `.json` graph, or `.mlir` when built with the MLIR bridge (`-`: LIR from stdin).
+    /// Input: a `.lir` module, a contest `.json` graph, or `.mlir`/`.mlirbc` when built with the MLIR bridge (`-`: stdin, judged by how it begins).
     #[arg(default_value = "-")]
     input: PathBuf,
+    /// Write `lir` or `mlir` (default: by the extension of `-o`, else the input's: MLIR in, MLIR out).
+    #[arg(long, value_name = "FORMAT")]
+    emit: Option<String>,
     /// Output file (`-`: stdout); written only if the whole run succeeds.
     #[arg(short = 'o', long = "output", default_value = "-", value_name = "FILE")]
     output: PathBuf,
@@ -202,17 +209,30 @@ fn configure(
     registry: &Registry,
 ) -> Result<OptConfig, String> {
     let bare = bare_pipeline(matches, registry)?;
+    let mut host_pipeline = None;
     let pipeline = match (&flags.pass_pipeline, bare.passes.is_empty()) {
         (Some(_), false) => {
             return Err(
                 "error: give passes either as flags or with --pass-pipeline, not both\n".into(),
             )
         }
-        (Some(text), true) => {
-            parse_pipeline(text, registry).map_err(|e| e.render("--pass-pipeline", text))?
-        }
+        (Some(text), true) => match parse_pipeline(text, registry) {
+            Ok(pipeline) => pipeline,
+            Err(e) => {
+                let PipelineErrorKind::UnknownPass(unknown) = &e.kind else {
+                    return Err(e.render("--pass-pipeline", text));
+                };
+                let lattice_error = e.render("--pass-pipeline", text);
+                host_pipeline = Some(host_pipeline_of(text, unknown, lattice_error, registry)?);
+                Pipeline::default()
+            }
+        },
         (None, _) => bare,
     };
+    let emit = emit_of(flags, registry)?;
+    if let (Some(_), Some(host)) = (&host_pipeline, registry.host()) {
+        refuse_with_host_pipeline(flags, host.name)?;
+    }
     if flags.run_reproducer && !pipeline.passes.is_empty() {
         return Err(
             "error: --run-reproducer takes its pipeline from the input; give no passes\n".into(),
@@ -304,8 +324,109 @@ fn configure(
         dump_pipeline: flags.dump_pass_pipeline,
         metrics,
         error_limit: flags.error_limit,
+        emit,
+        host_pipeline,
         ..OptConfig::new(&flags.input, &flags.output)
     })
+}
+
+/// `text`, a pipeline naming a pass lattice does not have (`unknown` is the lattice parser's
+/// message, `lattice_error` that message rendered), checked by the registry's host IR, which
+/// will run it; else the usage error to print.
+fn host_pipeline_of(
+    text: &str,
+    unknown: &str,
+    lattice_error: String,
+    registry: &Registry,
+) -> Result<String, String> {
+    let Some(host) = registry.host() else {
+        return Err(lattice_error);
+    };
+    if let Some(missing) = host.missing {
+        return Err(format!(
+            "{lattice_error}note: pipelines with {} passes beside lattice's need the {} bridge: \
+             {missing}\n",
+            host.name, host.name
+        ));
+    }
+    (host.check_pipeline)(text).map_err(|message| {
+        // A lattice pass misspelt is more likely than an upstream one: keep the suggestion.
+        let hint = if unknown.contains("did you mean") {
+            format!("note: lattice: {unknown}\n")
+        } else {
+            String::new()
+        };
+        format!("error: --pass-pipeline: {message}\n{hint}")
+    })?;
+    Ok(text.to_owned())
+}
+
+/// `--emit`, checked: `lir`, or the host IR's text extension (`mlir`) when this build has it; an
+/// output extension of the host IR that is not its text (`-o out.mlirbc`) is refused, since only
+/// text is written.
+fn emit_of(flags: &Flags, registry: &Registry) -> Result<Option<Emit>, String> {
+    let host = registry.host();
+    let host_text = host.map(|h| h.text_extension());
+    let emit = match flags.emit.as_deref() {
+        None => None,
+        Some("lir") => Some(Emit::Lir),
+        Some(word) if Some(word) == host_text => Some(Emit::Host),
+        Some(word) => {
+            let valid: Vec<&str> = std::iter::once("lir").chain(host_text).collect();
+            return Err(format!(
+                "error: --emit={word}: valid formats are {}\n",
+                valid.join(", ")
+            ));
+        }
+    };
+    let output_extension = flags.output.extension().and_then(|e| e.to_str());
+    if let Some(host) = host {
+        let by_output = output_extension == Some(host.text_extension());
+        if let (Some(missing), true) = (host.missing, emit == Some(Emit::Host) || by_output) {
+            return Err(format!("error: {} output: {missing}\n", host.name));
+        }
+        if emit.is_none() && host.owns(&flags.output) && !by_output {
+            return Err(format!(
+                "error: {}: lattice-opt writes {} as text (`.{}`); `mlir-opt --emit-bytecode` \
+                 turns it into bytecode\n",
+                flags.output.display(),
+                host.name,
+                host.text_extension()
+            ));
+        }
+    }
+    Ok(emit)
+}
+
+/// Refuses the flags of lattice's own instrumentation, which a pipeline run by the pass manager
+/// of the host IR (`host`, e.g. MLIR) cannot honour.
+fn refuse_with_host_pipeline(flags: &Flags, host: &str) -> Result<(), String> {
+    let set = [
+        ("--verify-each", flags.verify_each.is_some()),
+        ("--print-ir-before", !flags.print_ir_before.is_empty()),
+        ("--print-ir-after", !flags.print_ir_after.is_empty()),
+        ("--print-ir-before-all", flags.print_ir_before_all),
+        ("--print-ir-after-all", flags.print_ir_after_all),
+        ("--print-ir-after-change", flags.print_ir_after_change),
+        ("--print-ir-after-failure", flags.print_ir_after_failure),
+        ("--print-ir-diff", flags.print_ir_diff),
+        ("--print-ir-tree-dir", flags.print_ir_tree_dir.is_some()),
+        ("--timing", flags.timing.is_some()),
+        ("--pass-statistics", flags.pass_statistics.is_some()),
+        ("--reproducer", flags.reproducer.is_some()),
+        ("--run-reproducer", flags.run_reproducer),
+        ("--split-input-file", flags.split_input_file),
+        ("--verify-diagnostics", flags.verify_diagnostics),
+        ("--capacity", !flags.capacity.is_empty()),
+        ("--no-l0-exclusive", flags.no_l0_exclusive),
+    ];
+    match set.into_iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(format!(
+            "error: {flag} applies to lattice pipelines only; this one names passes lattice does \
+             not have, so {host}'s pass manager runs it\n"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The pipeline of the bare pass flags, in argv order.

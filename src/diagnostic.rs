@@ -3,7 +3,9 @@
 //! matched against `expected-*` directives by `--verify-diagnostics`.
 //!
 //! Invariant: a diagnostic's location is a line and column of the text the user gave (for
-//! `--split-input-file`, of the whole file, not of the chunk).
+//! `--split-input-file`, of the whole file, not of the chunk), unless it names a file of its own:
+//! MLIR bytecode carries the locations of the text it was made from, and those are reported at
+//! that file, without quoting a line of the input.
 
 use crate::error_limit::{ErrorLimit, Limiter};
 use lattice_lir::diag::{render, Loc, Located, Severity};
@@ -17,6 +19,8 @@ pub struct Diagnostic {
     pub loc: Option<Loc>,
     /// The sentence.
     pub message: String,
+    /// The file `loc` is in, when it is not the input (see the module header).
+    pub file: Option<String>,
 }
 
 impl Diagnostic {
@@ -26,7 +30,13 @@ impl Diagnostic {
             severity,
             loc,
             message: message.into(),
+            file: None,
         }
+    }
+
+    /// The same diagnostic, located in `file` rather than in the input.
+    pub fn in_file(self, file: Option<String>) -> Self {
+        Diagnostic { file, ..self }
     }
 
     /// An error at `loc`.
@@ -44,9 +54,13 @@ impl Diagnostic {
         Self::error(error.loc(), error.to_string())
     }
 
-    /// `file:line:col: severity: message`, quoting the line of `text` with a caret.
+    /// `file:line:col: severity: message`, quoting the line of `text` with a caret; a diagnostic
+    /// in a file of its own names that file and quotes nothing.
     pub fn render(&self, file: &str, text: Option<&str>) -> String {
-        render(file, text, self.loc, self.severity, &self.message)
+        match &self.file {
+            Some(own) => render(own, None, self.loc, self.severity, &self.message),
+            None => render(file, text, self.loc, self.severity, &self.message),
+        }
     }
 }
 

@@ -12,12 +12,18 @@
 //! - the exit code is 0 on success, 1 when the input, the IR or a pass failed (or the expected
 //!   diagnostics did not match); usage errors (2) are the CLI's;
 //! - dumps, diagnostics and reports go to the error stream; only the resulting IR goes to the output
-//!   (and `--metrics` reports to their own destinations, after the IR when both are stdout).
+//!   (and `--metrics` reports to their own destinations, after the IR when both are stdout);
+//! - host IR input (MLIR, text or bytecode) is run one lattice module at a time, in text order; the
+//!   output is LIR or host IR by [`Emit`]: host IR keeps everything outside the lattice modules and
+//!   replaces each by its result, LIR holds the results alone (joined by `// -----` when there are
+//!   several) and a warning says what was left out. A pipeline naming host passes is the host's to
+//!   run ([`crate::host_pipeline`]).
 
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::error_limit::{ErrorLimit, Limiter};
 use crate::expected::{check, parse_expected};
-use crate::input::{parse_source, read_source, InputKind, LoadError};
+use crate::host::{Host, Hosted, Outside};
+use crate::input::{parse_source, read_input, Content, InputKind, LoadError};
 use crate::io::{write_all_or_nothing, write_atomic};
 use crate::ir_printing::{DumpSink, IrPrinting};
 use crate::manager::{PassManager, Session};
@@ -70,6 +76,36 @@ pub struct OptConfig {
     pub metrics: Vec<(PathBuf, MetricsFormat)>,
     /// Print at most this many errors (over all cases), then how many more there were.
     pub error_limit: ErrorLimit,
+    /// What to write: `None` decides by the output's extension, then by the input ([`Emit::of`]).
+    pub emit: Option<Emit>,
+    /// A pipeline that names passes of the registry's host IR (`canonicalize,lattice-mpas`): the
+    /// host runs it instead of `pipeline` (see [`crate::host_pipeline`]).
+    pub host_pipeline: Option<String>,
+}
+
+/// What `lattice-opt` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// LIR: the resulting lattice modules alone.
+    Lir,
+    /// The host IR (MLIR): the input with its lattice modules replaced by the results, or the
+    /// results converted when the input was LIR.
+    Host,
+}
+
+impl Emit {
+    /// What an mlir-opt user expects without `--emit`: by the output's extension (`.lir`, or the
+    /// host's text extension `.mlir`), else what came in (MLIR in, MLIR out; LIR or JSON in, LIR
+    /// out).
+    pub fn of(output: &Path, kind: &InputKind, host: Option<&Host>) -> Emit {
+        let extension = output.extension().and_then(|e| e.to_str());
+        match (extension, host) {
+            (Some("lir"), _) => Emit::Lir,
+            (Some(e), Some(host)) if e == host.text_extension() => Emit::Host,
+            _ if matches!(kind, InputKind::Host(_)) => Emit::Host,
+            _ => Emit::Lir,
+        }
+    }
 }
 
 impl OptConfig {
@@ -91,32 +127,38 @@ impl OptConfig {
             dump_pipeline: false,
             metrics: Vec::new(),
             error_limit: ErrorLimit::default(),
+            emit: None,
+            host_pipeline: None,
         }
     }
 }
 
 /// Runs the driver; diagnostics, dumps and reports go to `err`. Returns the exit code (0 or 1).
 pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
+    if let Some(pipeline) = &config.host_pipeline {
+        return crate::host_pipeline::run(config, registry, pipeline, err);
+    }
     let started = Instant::now();
-    let mut source = match read_source(&config.input) {
-        Ok(source) => source,
+    let name = config.input.display().to_string();
+    let (kind, content) = match read_input(&config.input, registry.host()) {
+        Ok(read) => read,
         Err(e) => {
             let all = render_all(&e.diagnostics(), TOOL, None, config.error_limit, TOOL);
             return report(err, &all);
         }
     };
     let (pipeline, verify_each) = if config.run_reproducer {
-        let replay = match parse_header(&source.text) {
+        let replay = match parse_header(content.text().unwrap_or_default()) {
             Ok(replay) => replay,
             Err(message) => {
                 let d = Diagnostic::error(None, message);
-                return report(err, &d.render(&source.name, None));
+                return report(err, &d.render(&name, None));
             }
         };
         match parse_pipeline(&replay.pipeline, &registry) {
             Ok(p) => (p, config.verify_each.unwrap_or(replay.verify_each)),
             Err(e) => {
-                let name = format!("{}:{} (reproducer pipeline)", source.name, replay.line);
+                let name = format!("{name}:{} (reproducer pipeline)", replay.line);
                 return report(err, &e.render(&name, &replay.pipeline));
             }
         }
@@ -131,22 +173,35 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         .verify_each(verify_each)
         .printing(config.printing.clone())
         .keep_before(config.reproducer.is_some());
+    let emit = config
+        .emit
+        .unwrap_or_else(|| Emit::of(&config.output, &kind, registry.host()));
 
-    let kind = InputKind::of_text(&config.input, &source.text, registry.formats());
-    let text_input = matches!(kind, InputKind::Lir | InputKind::Format(_));
-    let chunks = if config.split_input && text_input {
-        let chunks: Vec<Chunk> = split_input(&source.text);
-        let filled: Vec<Chunk> = chunks.iter().filter(|c| !c.is_blank()).cloned().collect();
-        if filled.is_empty() {
-            chunks.into_iter().take(1).collect()
-        } else {
-            filled
+    // Binary input (bytecode) is one case, with no text to quote.
+    let (chunks, binary) = match content {
+        Content::Text(text) if config.split_input && kind.splits() => {
+            let chunks: Vec<Chunk> = split_input(&text);
+            let filled: Vec<Chunk> = chunks.iter().filter(|c| !c.is_blank()).cloned().collect();
+            if filled.is_empty() {
+                (chunks.into_iter().take(1).collect(), None)
+            } else {
+                (filled, None)
+            }
         }
-    } else {
-        vec![Chunk {
-            text: std::mem::take(&mut source.text),
-            first_line: 1,
-        }]
+        Content::Text(text) => (
+            vec![Chunk {
+                text,
+                first_line: 1,
+            }],
+            None,
+        ),
+        Content::Binary(bytes) => (
+            vec![Chunk {
+                text: String::new(),
+                first_line: 1,
+            }],
+            Some(bytes),
+        ),
     };
 
     let mut session = Session {
@@ -162,49 +217,78 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     let mut failed = false;
     let mut reproducer_written = false;
     let mut limiter = Limiter::new(config.error_limit);
-    for (k, chunk) in chunks.iter().enumerate() {
+    let mut numbered = 0;
+    for chunk in &chunks {
         let _span = tracing::info_span!("case", line = chunk.first_line).entered();
+        let input = binary.as_deref().unwrap_or(chunk.text.as_bytes());
+        let quote = binary.is_none().then_some(chunk.text.as_str());
         let mut chunk_failed = false;
-        match load(&chunk.text, &kind, &config.import, &mut session) {
+        match load(input, &kind, &config.import, &mut session) {
             Err(e) => {
                 session.diagnostics.extend(e.diagnostics());
                 chunk_failed = true;
             }
-            Ok(mut module) => {
-                session.dump_name = if chunks.len() > 1 {
-                    format!("{}_{}", k + 1, module.name)
-                } else {
-                    module.name.clone()
-                };
-                match manager.run(&mut module, &mut session) {
-                    Ok(()) => {
-                        let start = Instant::now();
-                        outputs.push(print_module(&module));
-                        output_time += start.elapsed();
-                        if let Some(metrics) = registry.metrics() {
-                            for (report, (_, format)) in reports.iter_mut().zip(&config.metrics) {
-                                report.push(metrics(&module, *format));
+            Ok(hosted) => {
+                let several = chunks.len() > 1 || hosted.modules.len() > 1;
+                let mut results = Vec::with_capacity(hosted.modules.len());
+                for mut module in hosted.modules {
+                    numbered += 1;
+                    session.dump_name = if several {
+                        format!("{numbered}_{}", module.name)
+                    } else {
+                        module.name.clone()
+                    };
+                    match manager.run(&mut module, &mut session) {
+                        Ok(()) => {
+                            if let Some(metrics) = registry.metrics() {
+                                for (report, (_, format)) in reports.iter_mut().zip(&config.metrics)
+                                {
+                                    report.push(metrics(&module, *format));
+                                }
+                            }
+                            results.push(module);
+                        }
+                        Err(failure) => {
+                            chunk_failed = true;
+                            let path = config.reproducer.as_ref().filter(|_| !reproducer_written);
+                            if let (Some(path), Some(before)) = (path, &failure.before) {
+                                let rest = manager.pipeline().suffix(failure.index).to_string();
+                                let text = header(&rest, verify_each) + before;
+                                let written = write_atomic(path, text.as_bytes());
+                                session.diagnostics.push(match written {
+                                    Ok(()) => Diagnostic::note(
+                                        None,
+                                        format!("reproducer written to {}", path.display()),
+                                    ),
+                                    Err(e) => Diagnostic::error(
+                                        None,
+                                        format!("cannot write the reproducer: {e}"),
+                                    ),
+                                });
+                                reproducer_written = true;
                             }
                         }
                     }
-                    Err(failure) => {
-                        chunk_failed = true;
-                        let path = config.reproducer.as_ref().filter(|_| !reproducer_written);
-                        if let (Some(path), Some(before)) = (path, &failure.before) {
-                            let rest = manager.pipeline().suffix(failure.index).to_string();
-                            let text = header(&rest, verify_each) + before;
-                            let written = write_atomic(path, text.as_bytes());
-                            session.diagnostics.push(match written {
-                                Ok(()) => Diagnostic::note(
-                                    None,
-                                    format!("reproducer written to {}", path.display()),
-                                ),
-                                Err(e) => Diagnostic::error(
-                                    None,
-                                    format!("cannot write the reproducer: {e}"),
-                                ),
-                            });
-                            reproducer_written = true;
+                }
+                if !chunk_failed {
+                    let start = Instant::now();
+                    let source = matches!(kind, InputKind::Host(_)).then_some(input);
+                    let written = write_output(
+                        emit,
+                        registry.host(),
+                        source,
+                        &results,
+                        hosted.outside.as_ref(),
+                    );
+                    output_time += start.elapsed();
+                    match written {
+                        Ok((text, warnings)) => {
+                            outputs.push(text);
+                            session.diagnostics.extend(warnings);
+                        }
+                        Err(errors) => {
+                            session.diagnostics.extend(errors);
+                            chunk_failed = true;
                         }
                     }
                 }
@@ -217,11 +301,11 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                 Ok(expected) => check(&expected, &diagnostics),
                 Err(malformed) => vec![malformed],
             };
-            let rendered = limiter.render(&problems, &source.name, Some(&chunk.text));
+            let rendered = limiter.render(&problems, &name, quote);
             let _ = stream.write_all(rendered.as_bytes());
             failed |= !problems.is_empty();
         } else {
-            let rendered = limiter.render(&diagnostics, &source.name, Some(&chunk.text));
+            let rendered = limiter.render(&diagnostics, &name, quote);
             let _ = stream.write_all(rendered.as_bytes());
             failed |= chunk_failed || diagnostics.iter().any(|d| d.severity == Severity::Error);
         }
@@ -235,34 +319,9 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     if !failed {
         let start = Instant::now();
         let text = outputs.join(&format!("{SPLIT_MARKER}\n"));
-        let metrics = config
-            .metrics
-            .iter()
-            .zip(&reports)
-            .map(|((path, format), report)| {
-                let joined = match format {
-                    MetricsFormat::Json if report.len() > 1 => {
-                        format!("[\n{}\n]", report.join(",\n"))
-                    }
-                    _ => report.join("\n"),
-                };
-                (path, format!("{}\n", joined.trim_end()))
-            });
-        let writes: Vec<(&PathBuf, String)> = std::iter::once((&config.output, text))
-            .chain(metrics)
-            .collect();
-        let bytes: Vec<(&Path, &[u8])> = writes
-            .iter()
-            .map(|(path, text)| (path.as_path(), text.as_bytes()))
-            .collect();
-        match write_all_or_nothing(&bytes) {
-            // The reader of stdout went away (`| head`): stop quietly, as Unix tools do.
-            Err(e) if e.is_closed_stdout() => {}
-            Err(e) => {
-                let _ = writeln!(session.sink.stream(), "error: {e}");
-                failed = true;
-            }
-            Ok(()) => {}
+        if let Err(message) = write_results(config, &text, &reports) {
+            let _ = writeln!(session.sink.stream(), "{message}");
+            failed = true;
         }
         output_time += start.elapsed();
     }
@@ -281,28 +340,123 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     u8::from(failed)
 }
 
-/// Parses (or imports) one case and verifies it, timing both as the `parse` stage.
-fn load(
+/// The output of one case: the resulting modules as `emit` asks, and the warnings that go with
+/// it (LIR leaves out what the host input held outside its lattice modules), or why it cannot be
+/// written. `source` is the case's host IR input, if it was host IR.
+pub(crate) fn write_output(
+    emit: Emit,
+    host: Option<&Host>,
+    source: Option<&[u8]>,
+    results: &[Module],
+    outside: Option<&Outside>,
+) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
+    match emit {
+        Emit::Lir => {
+            let printed: Vec<String> = results.iter().map(print_module).collect();
+            let warnings = outside.map(|o| {
+                let others = match o.count {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                Diagnostic::new(
+                    Severity::Warning,
+                    o.loc,
+                    format!(
+                        "`{}`{others} outside the lattice module left out: the output is LIR, \
+                         which holds lattice modules only (`--emit=mlir` keeps them)",
+                        o.first
+                    ),
+                )
+                .in_file(o.file.clone())
+            });
+            Ok((
+                printed.join(&format!("{SPLIT_MARKER}\n")),
+                warnings.into_iter().collect(),
+            ))
+        }
+        Emit::Host => {
+            let host = host.ok_or_else(|| {
+                vec![Diagnostic::error(
+                    None,
+                    "this tool writes no IR besides LIR (it has no host IR)",
+                )]
+            })?;
+            let mut text = (host.write)(source, results)?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            Ok((text, Vec::new()))
+        }
+    }
+}
+
+/// Writes the output `text` and the metrics `reports` (one per `config.metrics` destination, one
+/// entry per module) all or nothing; the error is the message to print.
+pub(crate) fn write_results(
+    config: &OptConfig,
     text: &str,
+    reports: &[Vec<String>],
+) -> Result<(), String> {
+    let metrics = config
+        .metrics
+        .iter()
+        .zip(reports)
+        .map(|((path, format), report)| {
+            let joined = match format {
+                MetricsFormat::Json if report.len() > 1 => {
+                    format!("[\n{}\n]", report.join(",\n"))
+                }
+                _ => report.join("\n"),
+            };
+            (path, format!("{}\n", joined.trim_end()))
+        });
+    let writes: Vec<(&PathBuf, String)> = std::iter::once((&config.output, text.to_owned()))
+        .chain(metrics)
+        .collect();
+    let bytes: Vec<(&Path, &[u8])> = writes
+        .iter()
+        .map(|(path, text)| (path.as_path(), text.as_bytes()))
+        .collect();
+    match write_all_or_nothing(&bytes) {
+        // The reader of stdout went away (`| head`): stop quietly, as Unix tools do.
+        Err(e) if e.is_closed_stdout() => Ok(()),
+        Err(e) => Err(format!("error: {e}")),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Parses (or imports) one case and verifies each of its modules, timing both as the `parse`
+/// stage.
+fn load(
+    input: &[u8],
     kind: &InputKind,
     import: &ImportOptions,
     session: &mut Session<'_>,
-) -> Result<Module, LoadError> {
+) -> Result<Hosted, LoadError> {
     let start = Instant::now();
-    let parsed = parse_source(text, kind, import);
+    let parsed = parse_source(input, kind, import);
     let mut node = TimingNode::leaf("parse", TimingKind::Parse, start.elapsed());
-    let verified = parsed.and_then(|module| {
+    let verified = parsed.and_then(|hosted| {
         if let InputKind::Contest { .. } = kind {
-            return Ok(module);
+            return Ok(hosted);
         }
         let start = Instant::now();
-        let result = verify_module(&module);
+        let errors: Vec<_> = hosted
+            .modules
+            .iter()
+            .filter_map(|module| verify_module(module).err())
+            .flatten()
+            .collect();
         node.add_child(TimingNode::leaf(
             "verify",
             TimingKind::Verify,
             start.elapsed(),
         ));
-        result.map(|()| module).map_err(LoadError::Verify)
+        if errors.is_empty() {
+            Ok(hosted)
+        } else {
+            Err(LoadError::Verify(errors))
+        }
     });
     if let Some(timing) = &mut session.timing {
         timing.record(0, node);
@@ -310,7 +464,7 @@ fn load(
     verified
 }
 
-fn report(err: &mut dyn Write, text: &str) -> u8 {
+pub(crate) fn report(err: &mut dyn Write, text: &str) -> u8 {
     let _ = err.write_all(text.as_bytes());
     1
 }

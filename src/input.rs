@@ -1,15 +1,17 @@
-//! Loading a module from a file the way every tool does: LIR text, a contest JSON graph
-//! (recognised by its `.json` extension), or a format a tool adds ([`InputFormat`], recognised by
-//! its extension: the MLIR bridge's `.mlir`), with errors that keep the source text for rendering.
+//! Loading modules from a file the way every tool does: LIR text, a contest JSON graph
+//! (recognised by its `.json` extension), or the host IR a tool adds ([`Host`], recognised by its
+//! extensions or, on standard input, its first bytes: the MLIR bridge's `.mlir` and `.mlirbc`),
+//! with errors that keep the source text for rendering.
 //!
-//! Invariant: a contest import returned here has passed the structural verifier; LIR text and
-//! added formats are verified by the caller (the driver times and reports it), so a pipeline
-//! always starts from valid IR.
+//! Invariant: a contest import returned here has passed the structural verifier; LIR text and host
+//! IR are verified by the caller (the driver times and reports it), so a pipeline always starts
+//! from valid IR. Only host IR may be binary. O(input) plus the parsers'.
 
 use crate::diagnostic::Diagnostic;
-use crate::io::{read_text, IoError};
+use crate::host::{Host, Hosted};
+use crate::io::{read_bytes, read_text, text_of, IoError};
 use lattice_lir::contest::{import_graph, ContestError, ImportOptions};
-use lattice_lir::{parse_module, Module, ParseError, VerifyError};
+use lattice_lir::{parse_module, ParseError, VerifyError};
 use std::path::Path;
 
 /// A named source text, kept so diagnostics can quote the offending line.
@@ -33,9 +35,12 @@ pub enum LoadError {
     /// The contest JSON is malformed or describes an invalid graph.
     #[error("{0}")]
     Contest(ContestError),
-    /// Text in an added format is malformed; its diagnostics say where.
+    /// LIR or contest input that is not UTF-8 text (the offset of the first bad byte).
+    #[error("the input is not UTF-8 text (at byte {0})")]
+    NotText(usize),
+    /// Host IR input is malformed (or this build cannot read it); its diagnostics say where.
     #[error("{}", .0.first().map_or("the input is malformed", |d| d.message.as_str()))]
-    Format(Vec<Diagnostic>),
+    Host(Vec<Diagnostic>),
     /// The module parsed but breaks structural invariants.
     #[error("the module is not well formed ({} problems)", .0.len())]
     Verify(Vec<VerifyError>),
@@ -58,11 +63,13 @@ impl LoadError {
             LoadError::Io(e) => vec![Diagnostic::error(None, e.to_string())],
             LoadError::Parse(e) => vec![Diagnostic::from_located(e)],
             LoadError::Contest(e) => vec![Diagnostic::from_located(e)],
-            LoadError::Format(diagnostics) => diagnostics.clone(),
+            LoadError::Host(diagnostics) => diagnostics.clone(),
             LoadError::Verify(errors) => {
                 verify_diagnostics(errors, "the module is not well formed")
             }
-            LoadError::CapacityTier { .. } => vec![Diagnostic::error(None, self.to_string())],
+            LoadError::CapacityTier { .. } | LoadError::NotText(_) => {
+                vec![Diagnostic::error(None, self.to_string())]
+            }
         }
     }
 }
@@ -77,21 +84,7 @@ fn verify_diagnostics(errors: &[VerifyError], context: &str) -> Vec<Diagnostic> 
     out
 }
 
-/// A module format a tool adds to the driver, recognised by its file extension (the MLIR
-/// bridge's `.mlir`), so the driver reads it without depending on the crate that implements it.
-#[derive(Clone, Copy, Debug)]
-pub struct InputFormat {
-    /// The file extension, without the dot.
-    pub extension: &'static str,
-    /// Reads one module from the text (not yet structurally verified), or says what is wrong with
-    /// diagnostics located in that text.
-    pub parse: fn(&str) -> Result<Module, Vec<Diagnostic>>,
-    /// Whether a text without a file name (standard input) is in this format, judged by how it
-    /// begins; never true of LIR or JSON text.
-    pub sniff: fn(&str) -> bool,
-}
-
-/// What an input file holds, decided by its name.
+/// What an input file holds, decided by its name (or, for standard input, its first bytes).
 #[derive(Clone, Debug)]
 pub enum InputKind {
     /// LIR text.
@@ -101,19 +94,18 @@ pub enum InputKind {
         /// The module name.
         name: String,
     },
-    /// Text in a format a tool added.
-    Format(InputFormat),
+    /// The host IR a tool added (MLIR, text or bytecode).
+    Host(Host),
 }
 
 impl InputKind {
-    /// `.json` files are contest graphs, files with the extension of one of `formats` are in that
-    /// format, and everything else (including `-`) is LIR.
-    pub fn of(path: &Path, formats: &[InputFormat]) -> Self {
-        let extension = path.extension().and_then(|e| e.to_str());
-        if let Some(format) = formats.iter().find(|f| Some(f.extension) == extension) {
-            return InputKind::Format(*format);
+    /// `.json` files are contest graphs, files with an extension of `host` are in the host IR,
+    /// and everything else (including `-`) is LIR.
+    pub fn of(path: &Path, host: Option<&Host>) -> Self {
+        if let Some(host) = host.filter(|h| h.owns(path)) {
+            return InputKind::Host(*host);
         }
-        if extension == Some("json") {
+        if path.extension().and_then(|e| e.to_str()) == Some("json") {
             let name = path
                 .file_stem()
                 .map_or("module".into(), |s| s.to_string_lossy().into_owned());
@@ -123,22 +115,70 @@ impl InputKind {
     }
 
     /// [`InputKind::of`] for a file, and for standard input (`-`, which has no extension) the
-    /// kind its text begins like: `{` a contest graph (named `stdin`), a format whose `sniff`
-    /// accepts it, else LIR (whose parser then says what is wrong).
-    pub fn of_text(path: &Path, text: &str, formats: &[InputFormat]) -> Self {
+    /// kind its bytes begin like: `{` a contest graph (named `stdin`), the host IR when its
+    /// `sniff` accepts them, else LIR (whose parser then says what is wrong).
+    pub fn of_input(path: &Path, bytes: &[u8], host: Option<&Host>) -> Self {
         if path != Path::new("-") {
-            return InputKind::of(path, formats);
+            return InputKind::of(path, host);
         }
-        if text.trim_start().starts_with('{') {
+        if bytes.trim_ascii_start().starts_with(b"{") {
             return InputKind::Contest {
                 name: "stdin".into(),
             };
         }
-        match formats.iter().find(|f| (f.sniff)(text)) {
-            Some(format) => InputKind::Format(*format),
+        match host.filter(|h| (h.sniff)(bytes)) {
+            Some(host) => InputKind::Host(*host),
             None => InputKind::Lir,
         }
     }
+
+    /// Whether the input is text split by `--split-input-file` (LIR and host IR; a contest graph
+    /// is one JSON document).
+    pub fn splits(&self) -> bool {
+        !matches!(self, InputKind::Contest { .. })
+    }
+}
+
+/// An input read whole: text, or the bytes of binary host IR (MLIR bytecode).
+#[derive(Clone, Debug)]
+pub enum Content {
+    /// UTF-8 text.
+    Text(String),
+    /// Bytes that are not UTF-8, of an input in the host IR.
+    Binary(Vec<u8>),
+}
+
+impl Content {
+    /// The bytes, whatever the kind.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Content::Text(text) => text.as_bytes(),
+            Content::Binary(bytes) => bytes,
+        }
+    }
+
+    /// The text, when it is text.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Content::Text(text) => Some(text),
+            Content::Binary(_) => None,
+        }
+    }
+}
+
+/// Reads the input at `path` (`-`: standard input) and decides its kind. Only host IR may be
+/// binary; other input that is not UTF-8 is the read error `read_text` gives.
+pub fn read_input(path: &Path, host: Option<&Host>) -> Result<(InputKind, Content), LoadError> {
+    let bytes = read_bytes(path)?;
+    let kind = InputKind::of_input(path, &bytes, host);
+    let content = match &kind {
+        InputKind::Host(_) => match String::from_utf8(bytes) {
+            Ok(text) => Content::Text(text),
+            Err(e) => Content::Binary(e.into_bytes()),
+        },
+        _ => Content::Text(text_of(path, bytes)?),
+    };
+    Ok((kind, content))
 }
 
 /// Reads the file at `path` (`-`: standard input).
@@ -150,36 +190,46 @@ pub fn read_source(path: &Path) -> Result<SourceFile, LoadError> {
     })
 }
 
-/// Parses `text` as `kind`. A contest import is verified by the importer; LIR text and added
-/// formats are only parsed here, so callers can time and report the structural verifier on their
-/// own.
+/// Parses `input` as `kind`: one module for LIR and contest input, every lattice module of a host
+/// IR input. A contest import is verified by the importer; LIR text and host IR are only parsed
+/// here, so callers can time and report the structural verifier on their own.
 pub fn parse_source(
-    text: &str,
+    input: &[u8],
     kind: &InputKind,
     import: &ImportOptions,
-) -> Result<Module, LoadError> {
-    let mut module = match kind {
+) -> Result<Hosted, LoadError> {
+    let text = || std::str::from_utf8(input).map_err(|e| LoadError::NotText(e.valid_up_to()));
+    let mut hosted = match kind {
         // The importer applies the overrides to the contest target itself.
         InputKind::Contest { name } => {
-            return import_graph(text, name, import).map_err(LoadError::Contest)
+            let module = import_graph(text()?, name, import).map_err(LoadError::Contest)?;
+            return Ok(Hosted {
+                modules: vec![module],
+                outside: None,
+            });
         }
-        InputKind::Lir => parse_module(text).map_err(LoadError::Parse)?,
-        InputKind::Format(format) => (format.parse)(text).map_err(LoadError::Format)?,
+        InputKind::Lir => Hosted {
+            modules: vec![parse_module(text()?).map_err(LoadError::Parse)?],
+            outside: None,
+        },
+        InputKind::Host(host) => (host.read)(input).map_err(LoadError::Host)?,
     };
     // The module's own target, with `--capacity` and `--no-l0-exclusive` applied: a buffer or
     // offset the smaller tier cannot hold is then the structural verifier's located error. The
     // flag only lifts the rule (the default options leave a module's own `l0_exclusive` alone).
-    let target = &mut module.target;
-    if !import.l0_exclusive {
-        target.l0_exclusive = false;
+    for module in &mut hosted.modules {
+        let target = &mut module.target;
+        if !import.l0_exclusive {
+            target.l0_exclusive = false;
+        }
+        target
+            .set_capacities(&import.capacities)
+            .map_err(|tier| LoadError::CapacityTier {
+                tier,
+                valid: target.tier_names(),
+            })?;
     }
-    target
-        .set_capacities(&import.capacities)
-        .map_err(|tier| LoadError::CapacityTier {
-            tier,
-            valid: target.tier_names(),
-        })?;
-    Ok(module)
+    Ok(hosted)
 }
 
 /// Reads a `--capacity TIER=N` value.
@@ -197,64 +247,102 @@ pub fn parse_capacity(text: &str) -> Result<(String, u64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::{HostInput, HostRun};
     use lattice_lir::diag::Loc;
+    use lattice_lir::{print_module, Module};
 
-    /// A format whose files hold LIR after one `#` header line.
-    fn headed(text: &str) -> Result<Module, Vec<Diagnostic>> {
+    /// A host whose files hold LIR after one `#` header line.
+    fn headed(input: &[u8]) -> Result<Hosted, Vec<Diagnostic>> {
+        let text = std::str::from_utf8(input).unwrap_or("");
         let Some((_, lir)) = text.split_once('\n').filter(|(h, _)| h.starts_with('#')) else {
             return Err(vec![Diagnostic::error(
                 Some(Loc::new(1, 1)),
                 "expected a `#` header",
             )]);
         };
-        parse_module(&format!("\n{lir}")).map_err(|e| vec![Diagnostic::from_located(&e)])
+        let module =
+            parse_module(&format!("\n{lir}")).map_err(|e| vec![Diagnostic::from_located(&e)])?;
+        Ok(Hosted {
+            modules: vec![module],
+            outside: None,
+        })
     }
 
-    const HEADED: InputFormat = InputFormat {
-        extension: "hlir",
-        parse: headed,
-        sniff: |text| text.starts_with('#'),
+    fn write(_: Option<&[u8]>, modules: &[Module]) -> Result<String, Vec<Diagnostic>> {
+        Ok(modules
+            .iter()
+            .map(|m| format!("#\n{}", print_module(m)))
+            .collect())
+    }
+
+    fn run(_: HostInput<'_>, _: &str) -> Result<HostRun, Vec<Diagnostic>> {
+        Err(vec![Diagnostic::error(None, "no passes")])
+    }
+
+    const HEADED: Host = Host {
+        name: "HLIR",
+        extensions: &["hlir", "hlirbc"],
+        missing: None,
+        sniff: |bytes| bytes.starts_with(b"#"),
+        read: headed,
+        write,
+        check_pipeline: |_| Err("no passes".into()),
+        run_pipeline: run,
     };
 
     #[test]
-    fn standard_input_is_judged_by_its_text() {
-        let kind = |text: &str| InputKind::of_text(Path::new("-"), text, &[HEADED]);
+    fn standard_input_is_judged_by_its_bytes() {
+        let kind = |text: &str| InputKind::of_input(Path::new("-"), text.as_bytes(), Some(&HEADED));
         assert!(matches!(kind(" {\"Nodes\": []}"), InputKind::Contest { name } if name == "stdin"));
-        assert!(matches!(kind("# h\nmodule @m"), InputKind::Format(f) if f.extension == "hlir"));
+        assert!(matches!(kind("# h\nmodule @m"), InputKind::Host(h) if h.name == "HLIR"));
         assert!(matches!(kind("module @m phase(parsed) {"), InputKind::Lir));
         assert!(matches!(kind(""), InputKind::Lir));
-        // A named file keeps its extension's kind whatever its text.
-        let file = InputKind::of_text(Path::new("a.lir"), "{", &[HEADED]);
+        // A named file keeps its extension's kind whatever its bytes.
+        let file = InputKind::of_input(Path::new("a.lir"), b"{", Some(&HEADED));
         assert!(matches!(file, InputKind::Lir));
     }
 
     #[test]
-    fn added_formats_are_chosen_by_extension() {
-        let kind = |p: &str| InputKind::of(Path::new(p), &[HEADED]);
-        assert!(matches!(kind("a.hlir"), InputKind::Format(f) if f.extension == "hlir"));
+    fn host_files_are_chosen_by_any_of_its_extensions() {
+        let kind = |p: &str| InputKind::of(Path::new(p), Some(&HEADED));
+        assert!(matches!(kind("a.hlir"), InputKind::Host(_)));
+        assert!(matches!(kind("a.hlirbc"), InputKind::Host(_)));
         assert!(matches!(kind("a.json"), InputKind::Contest { name } if name == "a"));
         assert!(matches!(kind("a.lir"), InputKind::Lir));
         assert!(matches!(kind("-"), InputKind::Lir));
         assert!(matches!(
-            InputKind::of(Path::new("a.hlir"), &[]),
+            InputKind::of(Path::new("a.hlir"), None),
             InputKind::Lir
         ));
+        assert_eq!(HEADED.text_extension(), "hlir");
     }
 
     #[test]
-    fn added_formats_parse_or_report_their_diagnostics() {
-        let kind = InputKind::Format(HEADED);
-        let options = ImportOptions::default();
+    fn host_input_parses_or_reports_its_diagnostics() {
+        let kind = InputKind::Host(HEADED);
+        let options = ImportOptions {
+            capacities: vec![("L1".into(), 32)],
+            ..ImportOptions::default()
+        };
         let text = "# a header\nmodule @m phase(parsed) {\n  target {\n    tiers L1 = 64\n    pipes P\n    spill_out P, spill_in P, spill_cost = 0 + 0 * size\n    l0_exclusive = false\n  }\n}\n";
-        let module = parse_source(text, &kind, &options).unwrap();
-        assert_eq!(module.name, "m");
-        let Err(LoadError::Format(diagnostics)) = parse_source("module", &kind, &options) else {
+        let hosted = parse_source(text.as_bytes(), &kind, &options).unwrap();
+        assert_eq!(hosted.modules.len(), 1);
+        assert_eq!(hosted.modules[0].name, "m");
+        // `--capacity` applies to host modules too.
+        assert_eq!(hosted.modules[0].target.tiers[0].capacity, 32);
+        let Err(LoadError::Host(diagnostics)) = parse_source(b"module", &kind, &options) else {
             panic!("a missing header must fail");
         };
         assert_eq!(diagnostics[0].loc, Some(Loc::new(1, 1)));
         assert_eq!(
-            LoadError::Format(diagnostics.clone()).diagnostics(),
+            LoadError::Host(diagnostics.clone()).diagnostics(),
             diagnostics
         );
+        // LIR must be text.
+        let Err(e) = parse_source(b"module \xff", &InputKind::Lir, &options) else {
+            panic!("bytes that are not UTF-8 are not LIR");
+        };
+        let message = &e.diagnostics()[0].message;
+        assert_eq!(message, "the input is not UTF-8 text (at byte 7)");
     }
 }

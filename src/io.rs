@@ -46,6 +46,27 @@ pub fn read_text(path: &Path) -> Result<String, IoError> {
     fs::read_to_string(path).map_err(located(path))
 }
 
+/// Reads a whole file as bytes, or standard input for `-` (for inputs that may be binary, such
+/// as MLIR bytecode).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, IoError> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        io::stdin().read_to_end(&mut bytes).map_err(located(path))?;
+        return Ok(bytes);
+    }
+    fs::read(path).map_err(located(path))
+}
+
+/// The text of `bytes` read from `path`, or the error [`read_text`] gives for them (the byte
+/// offset of the first invalid UTF-8 sequence added).
+pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, IoError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let message = format!("stream did not contain valid UTF-8 (at byte {at})");
+        located(path)(io::Error::new(io::ErrorKind::InvalidData, message))
+    })
+}
+
 /// Where the bytes for a path go.
 enum Destination {
     /// Standard output (`-`, `/dev/stdout`).

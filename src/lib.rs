@@ -16,6 +16,8 @@ pub mod diagnostic;
 pub mod driver;
 pub mod error_limit;
 pub mod expected;
+pub mod host;
+pub mod host_pipeline;
 pub mod input;
 pub mod io;
 pub mod ir_printing;

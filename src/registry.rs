@@ -1,14 +1,14 @@
 //! The pass registry: one static list of [`PassInfo`] entries from which the CLI flags, the pipeline
 //! parser's name lookup, `--list-passes`, the "unknown pass" error and the manual's pass table are all
 //! derived, so none of them can drift from the others. It also carries the passes crate's metrics
-//! reporter and the input formats a tool adds (the MLIR bridge's `.mlir`), so the driver can print
-//! metrics and read those formats without depending on any pass or on MLIR.
+//! reporter and the host IR a tool adds (the MLIR bridge's `.mlir`), so the driver can print
+//! metrics and read, write and run that IR without depending on any pass or on MLIR.
 //!
 //! Invariants (checked by [`Registry::check`], which the driver runs before using a registry):
 //! names are unique kebab-case words that do not shadow a driver flag; `test-` passes are listed
 //! apart from the real ones.
 
-use crate::input::InputFormat;
+use crate::host::Host;
 use crate::options::quote_if_needed;
 use crate::pass::PassInfo;
 use lattice_lir::Module;
@@ -27,12 +27,12 @@ pub enum MetricsFormat {
 pub type MetricsFn = fn(&Module, MetricsFormat) -> String;
 
 /// A list of registered passes, plus the metrics the passes crate knows how to compute and the
-/// input formats the tool reads besides LIR and contest JSON.
+/// host IR the tool reads and writes besides LIR and contest JSON.
 #[derive(Clone, Copy)]
 pub struct Registry {
     passes: &'static [PassInfo],
     metrics: Option<MetricsFn>,
-    formats: &'static [InputFormat],
+    host: Option<&'static Host>,
 }
 
 impl Registry {
@@ -41,7 +41,7 @@ impl Registry {
         Registry {
             passes,
             metrics: None,
-            formats: &[],
+            host: None,
         }
     }
 
@@ -53,14 +53,18 @@ impl Registry {
         }
     }
 
-    /// The same registry, reading files of these formats too (`lattice-opt in.mlir`).
-    pub const fn with_formats(self, formats: &'static [InputFormat]) -> Self {
-        Registry { formats, ..self }
+    /// The same registry, reading and writing `host` IR too (`lattice-opt in.mlir`), and running
+    /// pipelines that name its passes.
+    pub const fn with_host(self, host: &'static Host) -> Self {
+        Registry {
+            host: Some(host),
+            ..self
+        }
     }
 
-    /// The input formats added to LIR and contest JSON.
-    pub fn formats(&self) -> &'static [InputFormat] {
-        self.formats
+    /// The host IR added to LIR and contest JSON, if any.
+    pub fn host(&self) -> Option<&'static Host> {
+        self.host
     }
 
     /// The metrics reporter, if the registry has one.

@@ -1,6 +1,6 @@
 //! MLIR diagnostics as lattice diagnostics: a handler that records what MLIR reports (parse and
 //! verifier errors, with their notes) while it is attached, and the mapping of MLIR locations to
-//! LIR source positions.
+//! LIR source positions (and, for locations MLIR bytecode carries, to the file they are in).
 //!
 //! Invariants: while a [`Capture`] lives, every diagnostic of its context is recorded, in the order
 //! MLIR emitted it, and none reaches MLIR's default handler (which would print to stderr);
@@ -92,7 +92,8 @@ unsafe fn push(record: &mut Vec<Diagnostic>, diagnostic: MlirDiagnostic) {
         mlir_sys::MlirDiagnosticSeverity_MlirDiagnosticNote => Severity::Note,
         _ => Severity::Error,
     };
-    record.push(Diagnostic::new(severity, loc_of(location), message));
+    record
+        .push(Diagnostic::new(severity, loc_of(location), message).in_file(source_file(location)));
     for i in 0..notes {
         // SAFETY: `i` is below the note count of a valid diagnostic.
         unsafe { push(record, mlir_sys::mlirDiagnosticGetNote(diagnostic, i)) };
@@ -118,6 +119,24 @@ pub fn loc_of(location: Location<'_>) -> Option<Loc> {
     if location.is_fused() {
         return (0..location.fused_num_locations())
             .find_map(|i| loc_of(location.fused_location(i)));
+    }
+    None
+}
+
+/// The file named by the file location [`loc_of`] finds in `location`, when it names one: the
+/// text MLIR bytecode was made from. MLIR's C API parses text under the name `-` (empty in some
+/// versions), so locations in the input being read name no file, and are reported at the input.
+pub fn source_file(location: Location<'_>) -> Option<String> {
+    if location.is_file_line_col_range() {
+        return file_of(location).filter(|f| !f.is_empty() && f != "-");
+    }
+    if location.is_name() {
+        return source_file(location.name_child_location());
+    }
+    if location.is_fused() {
+        return (0..location.fused_num_locations())
+            .find(|&i| loc_of(location.fused_location(i)).is_some())
+            .and_then(|i| source_file(location.fused_location(i)));
     }
     None
 }

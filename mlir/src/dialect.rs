@@ -2,6 +2,23 @@
 //! (`lattice.irdl.mlir`) into an MLIR context, so that its ops are registered and MLIR's verifier
 //! checks them.
 //!
+//! **How σ is held.** A lattice module is a `builtin.module`, whose body is a *graph* region: MLIR
+//! gives the order of its ops no meaning (a token may be used above its definition) and no pass
+//! promises to keep it. So the order is written down, not implied: every `lattice.buffer` carries
+//! `pos`, its place in declaration order, and every scheduled op (`alloc`, `free`, `command`,
+//! `spill_out`, `spill_in`) carries `pos`, its place in σ. The importer orders by `pos` alone and
+//! ignores where ops stand in the body, so IR that an upstream pass (or a hand edit) shuffled
+//! reads back to the same σ; positions that are not exactly `0..n` (one missing, out of range or
+//! given twice) are located errors, since then no σ is meant. Body order is not checked against
+//! `pos`: MLIR is free to change it, and rejecting such IR would make a legal rewrite an error.
+//! Rejected alternatives: a `lattice.module` op with an SSACFG region (where MLIR itself keeps op
+//! order and checks that tokens are defined before use) cannot be defined in IRDL — an IRDL op
+//! declares no traits, so MLIR would demand a terminator op in that region and the dialect could
+//! not declare one as such; and a single `sigma = [ids…]` array on the module would break every
+//! time a pass (upstream or lattice) adds, removes or clones an op without knowing about it,
+//! whereas a per-op attribute travels with its op (MLIR clones and moves attributes with ops).
+//! The exporter writes ops in `pos` order as well, so printed IR still reads top to bottom in σ.
+//!
 //! Invariants: [`register`] is idempotent (a context holds the dialect at most once); a context
 //! from [`context`] also knows every upstream MLIR dialect, so `.mlir` files may hold lattice
 //! modules next to `func`, `arith`, … ops. Loading parses a ~5 KB definition: O(1) per context.
@@ -25,18 +42,19 @@ pub const PHASE: &str = "lattice.phase";
 /// `lattice.target {tiers, pipes, spill_out, spill_in, spill_cost_base, spill_cost_per_byte,
 /// l0_exclusive}`: the machine.
 pub const TARGET: &str = "lattice.target";
-/// `lattice.buffer {id, tier, size, backed} -> !lattice.buf`: a buffer declaration.
+/// `lattice.buffer {id, pos, tier, size, backed} -> !lattice.buf`: a buffer declaration.
 pub const BUFFER: &str = "lattice.buffer";
-/// `lattice.alloc(buffer, deps...) {id, dep_kinds, offset?} -> !lattice.token`.
+/// `lattice.alloc(buffer, deps...) {id, pos, dep_kinds, offset?} -> !lattice.token`.
 pub const ALLOC: &str = "lattice.alloc";
-/// `lattice.free(buffer, deps...) {id, dep_kinds} -> !lattice.token`.
+/// `lattice.free(buffer, deps...) {id, pos, dep_kinds} -> !lattice.token`.
 pub const FREE: &str = "lattice.free";
-/// `lattice.command(buffers..., deps...) {id, opcode, pipe, cycles, dep_kinds,
+/// `lattice.command(buffers..., deps...) {id, pos, opcode, pipe, cycles, dep_kinds,
 /// operandSegmentSizes} -> !lattice.token`: a command of the input DAG.
 pub const COMMAND: &str = "lattice.command";
-/// `lattice.spill_out(buffer, deps...) {id, pipe, cycles, dep_kinds} -> !lattice.token`.
+/// `lattice.spill_out(buffer, deps...) {id, pos, pipe, cycles, dep_kinds} -> !lattice.token`.
 pub const SPILL_OUT: &str = "lattice.spill_out";
-/// `lattice.spill_in(buffer, deps...) {id, offset, pipe, cycles, dep_kinds} -> !lattice.token`.
+/// `lattice.spill_in(buffer, deps...) {id, pos, offset, pipe, cycles, dep_kinds} ->
+/// !lattice.token`.
 pub const SPILL_IN: &str = "lattice.spill_in";
 
 /// Every lattice op.
@@ -58,12 +76,20 @@ pub fn own_attributes(op: &str) -> &'static [&'static str] {
             "spill_cost_per_byte",
             "l0_exclusive",
         ],
-        BUFFER => &["id", "tier", "size", "backed"],
-        ALLOC => &["id", "dep_kinds", "offset"],
-        FREE => &["id", "dep_kinds"],
-        COMMAND => &["id", "opcode", "pipe", "cycles", "dep_kinds", SEGMENT_SIZES],
-        SPILL_OUT => &["id", "pipe", "cycles", "dep_kinds"],
-        SPILL_IN => &["id", "offset", "pipe", "cycles", "dep_kinds"],
+        BUFFER => &["id", POS, "tier", "size", "backed"],
+        ALLOC => &["id", POS, "dep_kinds", "offset"],
+        FREE => &["id", POS, "dep_kinds"],
+        COMMAND => &[
+            "id",
+            POS,
+            "opcode",
+            "pipe",
+            "cycles",
+            "dep_kinds",
+            SEGMENT_SIZES,
+        ],
+        SPILL_OUT => &["id", POS, "pipe", "cycles", "dep_kinds"],
+        SPILL_IN => &["id", POS, "offset", "pipe", "cycles", "dep_kinds"],
         _ => &[],
     }
 }
@@ -77,6 +103,10 @@ pub fn op_named(name: &str) -> Option<&'static str> {
 pub const BUF_TYPE: &str = "!lattice.buf";
 /// The type of an op's completion, used as a dependency operand.
 pub const TOKEN_TYPE: &str = "!lattice.token";
+
+/// The place of a buffer among the buffers (declaration order) or of an op in σ, from 0 (see the
+/// header: MLIR gives the order of a module's body no meaning).
+pub const POS: &str = "pos";
 
 /// The attribute MLIR uses to split two variadic operand groups.
 pub const SEGMENT_SIZES: &str = "operandSegmentSizes";

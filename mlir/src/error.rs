@@ -24,6 +24,9 @@ pub enum BridgeError {
 pub struct ImportError {
     /// Where the op is written, when the MLIR came from text.
     pub loc: Option<Loc>,
+    /// The file `loc` is in when it is not the input being read (MLIR bytecode carries the
+    /// locations of the text it was made from).
+    pub file: Option<String>,
     /// What is wrong.
     pub kind: ImportErrorKind,
 }
@@ -169,6 +172,28 @@ pub enum ImportErrorKind {
         deps: usize,
         /// Entries of `dep_kinds`.
         kinds: usize,
+    },
+    /// A `pos` at or past the number of buffers (or scheduled ops) of the module.
+    #[error("`pos = {pos}` of `{op}` is out of range: {what} positions run from 0 to {}", count - 1)]
+    PositionRange {
+        /// The op name.
+        op: &'static str,
+        /// The position given.
+        pos: u64,
+        /// How many buffers (or scheduled ops) the module has.
+        count: usize,
+        /// "buffer" or "scheduled op".
+        what: &'static str,
+    },
+    /// Two buffers (or two scheduled ops) at one `pos`.
+    #[error("a second {what} at `pos = {pos}`{}", first.map_or_else(String::new, |line| format!(" (the first is on line {line})")))]
+    DuplicatePosition {
+        /// The position given twice.
+        pos: u64,
+        /// "buffer" or "scheduled op".
+        what: &'static str,
+        /// The line of the first one, when the MLIR came from text.
+        first: Option<u32>,
     },
     /// An unknown dependency kind.
     #[error("unknown dependency kind `{0}`; kinds are precedence, spill and reuse")]

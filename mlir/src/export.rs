@@ -3,6 +3,8 @@
 //! Layout (a `builtin.module` named after the LIR module, body in this order):
 //! `lattice.phase`, `lattice.target`, one `lattice.buffer` per buffer in declaration order, then
 //! one op per LIR op in σ order (`lattice.alloc`, `.free`, `.command`, `.spill_out`, `.spill_in`).
+//! That order is also written down, since MLIR gives body order no meaning: each buffer's `pos`
+//! is its place among the buffers, each op's `pos` its place in σ (see [`crate::dialect`]).
 //! Every op yields a `!lattice.token`; its dependencies are token operands in the order stored,
 //! with `dep_kinds` naming each one's kind; buffers are `!lattice.buf` operands. Ids are `ui32`,
 //! sizes, cycles, offsets and capacities `ui64`, flags `i1`.
@@ -18,6 +20,7 @@
 use crate::dialect;
 use crate::error::BridgeError;
 use crate::strings::identifier;
+use lattice_lir::diag::Loc;
 use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Target};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
@@ -57,6 +60,40 @@ pub fn lir_to_mlir<'c>(
     context: &'c Context,
     module: &Module,
 ) -> Result<melior::ir::Module<'c>, BridgeError> {
+    lir_to_mlir_carrying(context, module, &Carried::default())
+}
+
+/// Where the ops and buffers of `module` stand in the LIR text it was parsed from, as MLIR file
+/// locations in the unnamed input (`-`, the name MLIR's C API parses text under), so that what
+/// MLIR reports about them points at those LIR lines. Ops and buffers without a position are
+/// left out (the exporter names them).
+pub fn lir_locations<'c>(context: &'c Context, module: &Module) -> Carried<'c> {
+    let at = |loc: Loc| Kept {
+        location: Location::new(context, "-", loc.line as usize, loc.col as usize),
+        attributes: Vec::new(),
+    };
+    Carried {
+        ops: module
+            .ops
+            .iter()
+            .filter_map(|op| Some((op.name, at(op.loc?))))
+            .collect(),
+        buffers: module
+            .buffers
+            .iter()
+            .filter_map(|b| Some((b.name, at(b.loc?))))
+            .collect(),
+        header: Vec::new(),
+    }
+}
+
+/// [`lir_to_mlir`], the ops and buffers `carried` knows keeping its locations and foreign
+/// attributes.
+pub fn lir_to_mlir_carrying<'c>(
+    context: &'c Context,
+    module: &Module,
+    carried: &Carried<'c>,
+) -> Result<melior::ir::Module<'c>, BridgeError> {
     let location = Location::name(
         context,
         &format!("@{}", module.name),
@@ -67,7 +104,7 @@ pub fn lir_to_mlir<'c>(
         "sym_name",
         StringAttribute::new(context, &module.name).into(),
     );
-    append_ops(context, &mlir.body(), module, &Carried::default())?;
+    append_ops(context, &mlir.body(), module, carried)?;
     Ok(mlir)
 }
 
@@ -98,13 +135,14 @@ pub fn append_ops<'c>(
     )?);
 
     let mut buffers: Vec<Value<'c, '_>> = Vec::with_capacity(module.buffers.len());
-    for id in module.buffer_ids() {
+    for (pos, id) in module.buffer_ids().enumerate() {
         let b = module.buffer(id);
         let origin = Origin::of(carried.buffers.get(&b.name), || {
             w.named(&format!("@b{}", b.name))
         });
         let attributes = [
             ("id", w.uint(32, u64::from(b.name))),
+            (dialect::POS, w.pos(pos)?),
             ("tier", w.string(&module.target.tier(b.tier).name)),
             ("size", w.uint(64, b.size)),
             ("backed", w.boolean(b.backed)),
@@ -114,7 +152,7 @@ pub fn append_ops<'c>(
     }
 
     let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
-    for &id in &module.schedule {
+    for (pos, &id) in module.schedule.iter().enumerate() {
         let op = module.op(id);
         let origin = Origin::of(carried.ops.get(&op.name), || {
             w.named(&format!("%{}", op.name))
@@ -124,9 +162,10 @@ pub fn append_ops<'c>(
         let pipe = |p| w.string(module.target.pipe(p));
         let buf = |b: BufferId| buffers[b.index()];
         let id_attr = ("id", w.uint(32, u64::from(op.name)));
+        let pos_attr = (dialect::POS, w.pos(pos)?);
         let built = match &op.kind {
             OpKind::Alloc { buffer, offset } => {
-                let mut attributes = vec![id_attr, ("dep_kinds", kinds)];
+                let mut attributes = vec![id_attr, pos_attr, ("dep_kinds", kinds)];
                 if let Some(offset) = offset {
                     attributes.push(("offset", w.uint(64, *offset)));
                 }
@@ -141,7 +180,7 @@ pub fn append_ops<'c>(
             }
             OpKind::Free { buffer } => {
                 let operands = [&[buf(*buffer)][..], &deps].concat();
-                let attributes = [id_attr, ("dep_kinds", kinds)];
+                let attributes = [id_attr, pos_attr, ("dep_kinds", kinds)];
                 w.build(dialect::FREE, origin, &attributes, &operands, Some(w.token))
             }
             OpKind::Compute {
@@ -154,6 +193,7 @@ pub fn append_ops<'c>(
                 let segments = w.segments(buffer_values.len(), deps.len())?;
                 let attributes = [
                     id_attr,
+                    pos_attr,
                     ("opcode", w.string(opcode)),
                     ("pipe", pipe(*p)),
                     ("cycles", w.uint(64, *cycles)),
@@ -176,6 +216,7 @@ pub fn append_ops<'c>(
             } => {
                 let attributes = [
                     id_attr,
+                    pos_attr,
                     ("pipe", pipe(*p)),
                     ("cycles", w.uint(64, *cycles)),
                     ("dep_kinds", kinds),
@@ -197,6 +238,7 @@ pub fn append_ops<'c>(
             } => {
                 let attributes = [
                     id_attr,
+                    pos_attr,
                     ("offset", w.uint(64, *offset)),
                     ("pipe", pipe(*p)),
                     ("cycles", w.uint(64, *cycles)),
@@ -302,6 +344,13 @@ impl<'c> Writer<'c> {
     fn uint(&self, bits: u32, value: u64) -> Attribute<'c> {
         let ty = IntegerType::unsigned(self.context, bits).into();
         IntegerAttribute::new(ty, value as i64).into()
+    }
+
+    /// A `pos` attribute (`ui32`, like ids: a module has fewer than 2^32 ops).
+    fn pos(&self, pos: usize) -> Result<Attribute<'c>, BridgeError> {
+        let pos = u32::try_from(pos)
+            .map_err(|_| BridgeError::Export(format!("position {pos} overflows ui32")))?;
+        Ok(self.uint(32, u64::from(pos)))
     }
 
     fn boolean(&self, value: bool) -> Attribute<'c> {

@@ -261,7 +261,7 @@ fn emit(location: Location<'_>, severity: Severity, message: &str) {
 
 /// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
 /// (locations and foreign attributes).
-fn replace_body<'c>(
+pub(crate) fn replace_body<'c>(
     context: &'c Context,
     module_op: OperationRef<'c, '_>,
     module: &Module,

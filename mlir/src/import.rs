@@ -1,11 +1,12 @@
 //! MLIR → LIR: reads `lattice` dialect ops back into a [`Module`].
 //!
 //! A *lattice module* is a `builtin.module` whose body holds `lattice.*` ops (and nothing else);
-//! it may be the top-level module or nested in one next to other MLIR. Its body is read as the
-//! exporter writes it (see [`crate::export`]): one `lattice.phase`, one `lattice.target`, the
-//! buffers in declaration order, the ops in σ order; header ops may stand anywhere, and a token
-//! may name any op of the module (a forward one is then reported by the structural verifier as
-//! a dependency after its user, like in LIR text).
+//! it may be the top-level module or nested in one next to other MLIR. Its body holds one
+//! `lattice.phase`, one `lattice.target`, the buffers and the ops (see [`crate::export`]), in any
+//! order: buffers are declared in the order of their `pos` and ops scheduled in the order of
+//! theirs (MLIR gives body order no meaning; see [`crate::dialect`]), and positions must number
+//! each kind exactly 0..n. A token may name any op of the module (one later in σ is then
+//! reported by the structural verifier as a dependency after its user, like in LIR text).
 //!
 //! Invariants: the result carries, per op and buffer, the MLIR location it came from (and a LIR
 //! [`Loc`] when that is a file location), so diagnostics about it point at the user's text, and
@@ -20,11 +21,12 @@
 //! for every op of that buffer.
 //! Complexity: O(V + E + B) with hash lookups from operand values to their ops.
 
-use crate::diagnostics::loc_of;
+use crate::diagnostics::{loc_of, source_file};
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::export::{Carried, Kept};
 use crate::strings::{attribute_text, identifier, op_name, string_value};
+use lattice::host::Outside;
 use lattice_lir::diag::Loc;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
 use lattice_lir::{SpillCost, Target, Tier, TierId};
@@ -62,6 +64,47 @@ fn collect_modules<'c, 'a>(op: OperationRef<'c, 'a>, found: &mut Vec<OperationRe
         while let Some(b) = block {
             for child in ops_of(b) {
                 collect_modules(child, found);
+            }
+            block = b.next_in_region();
+        }
+    }
+}
+
+/// The ops of `root` outside its lattice modules, counted where they stand (a `func.func`, not
+/// the ops of its body): every op that is neither a lattice module nor a `builtin.module` holding
+/// one, which is looked into. `None` when there is none. O(ops of `root`).
+pub fn outside_lattice_modules(root: OperationRef<'_, '_>) -> Option<Outside> {
+    let mut count = 0;
+    let mut first = None;
+    if !is_lattice_module(root) {
+        collect_outside(root, &mut count, &mut first);
+    }
+    first.map(|op| Outside {
+        count,
+        first: op_name(op),
+        loc: loc_of(op.location()),
+        file: source_file(op.location()),
+    })
+}
+
+fn collect_outside<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    count: &mut usize,
+    first: &mut Option<OperationRef<'c, 'a>>,
+) {
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            for child in ops_of(b) {
+                if is_lattice_module(child) {
+                    continue;
+                }
+                if op_name(child) == "builtin.module" && !lattice_modules(child).is_empty() {
+                    collect_outside(child, count, first);
+                    continue;
+                }
+                *count += 1;
+                first.get_or_insert(child);
             }
             block = b.next_in_region();
         }
@@ -155,6 +198,8 @@ pub fn import_module<'c>(
         }
         slot.get_or_insert(op);
     }
+    let buffer_ops = in_position_order(buffer_ops, |op| (op, dialect::BUFFER), &mut errors);
+    let lir_ops = in_position_order(lir_ops, |item| item, &mut errors);
     let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
     let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
     let phase = read_phase(phase_op).map_err(|e| vec![e])?;
@@ -209,6 +254,61 @@ pub fn import_module<'c>(
     }
 }
 
+/// `items` (buffers, or scheduled ops) in the order of their ops' `pos`, which must number them
+/// exactly 0..n. On any problem, reported in `errors`, the body order instead: every op is still
+/// read, so none is reported again as a dangling operand of another. O(n).
+fn in_position_order<'c: 'a, 'a, T: Copy>(
+    items: Vec<T>,
+    op_of: impl Fn(T) -> (OperationRef<'c, 'a>, &'static str),
+    errors: &mut Vec<ImportError>,
+) -> Vec<T> {
+    let count = items.len();
+    let mut slots: Vec<Option<T>> = vec![None; count];
+    let mut ordered = true;
+    for &item in &items {
+        let (op, name) = op_of(item);
+        let a = Attrs::new(op, name);
+        let what = if name == dialect::BUFFER {
+            "buffer"
+        } else {
+            "scheduled op"
+        };
+        let pos = match a.uint(dialect::POS, u64::from(u32::MAX)) {
+            Ok(pos) => pos,
+            Err(e) => {
+                errors.push(e);
+                ordered = false;
+                continue;
+            }
+        };
+        let slot = usize::try_from(pos).ok().and_then(|p| slots.get_mut(p));
+        let problem = match slot {
+            None => K::PositionRange {
+                op: name,
+                pos,
+                count,
+                what,
+            },
+            Some(Some(first)) => K::DuplicatePosition {
+                pos,
+                what,
+                first: loc_of(op_of(*first).0.location()).map(|l| l.line),
+            },
+            Some(slot) => {
+                *slot = Some(item);
+                continue;
+            }
+        };
+        errors.push(a.error(problem));
+        ordered = false;
+    }
+    if !ordered {
+        return items;
+    }
+    // `count` items in distinct slots below `count`: every slot is filled.
+    slots.into_iter().flatten().collect()
+}
+
 /// The location and foreign attributes of lattice op `op`.
 fn kept<'c>(op: OperationRef<'c, '_>) -> Kept<'c> {
     let own = dialect::own_attributes(&op_name(op));
@@ -230,6 +330,7 @@ fn key(op: OperationRef<'_, '_>) -> usize {
 fn error(location: Location<'_>, kind: K) -> ImportError {
     ImportError {
         loc: loc_of(location),
+        file: source_file(location),
         kind,
     }
 }
@@ -461,6 +562,7 @@ impl<'c, 'a> Attrs<'c, 'a> {
     fn error(&self, kind: K) -> ImportError {
         ImportError {
             loc: self.loc,
+            file: source_file(self.op_ref.location()),
             kind,
         }
     }

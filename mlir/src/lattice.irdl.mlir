@@ -4,6 +4,11 @@
 // the rest (values in range, names resolving to the target) is lattice_mlir::import's job.
 // Optional facts that IRDL cannot mark optional (the offset of an unplanned `alloc`) are left
 // out of the definition and checked by the importer.
+// `pos` holds the order MLIR does not: a module's body is a graph region, whose op order means
+// nothing, so each buffer carries its place in declaration order and each scheduled op its place
+// in σ (0, 1, …); the importer orders by it and checks it is exactly 0..n. An SSACFG region
+// would keep the order itself but needs a terminator, which an IRDL op cannot be (see
+// lattice_mlir::dialect).
 irdl.dialect @lattice {
   // A buffer declared by `lattice.buffer`, named by the ops that allocate, use or spill it.
   irdl.type @buf
@@ -37,15 +42,18 @@ irdl.dialect @lattice {
     }
   }
 
-  // A buffer: contest BufId, tier, size in bytes, and whether DDR holds a copy.
+  // A buffer: contest BufId, place among the buffers, tier, size in bytes, and whether DDR
+  // holds a copy.
   irdl.operation @buffer {
     %id = irdl.base "#builtin.integer"
+    %pos = irdl.base "#builtin.integer"
     %tier = irdl.base "#builtin.string"
     %size = irdl.base "#builtin.integer"
     %backed = irdl.base "#builtin.integer"
     %buffer_type = irdl.base @lattice::@buf
     irdl.attributes {
       "id" = %id,
+      "pos" = %pos,
       "tier" = %tier,
       "size" = %size,
       "backed" = %backed
@@ -53,14 +61,16 @@ irdl.dialect @lattice {
     irdl.results(buffer: %buffer_type)
   }
 
-  // Start of a buffer's lifetime; `offset` (optional) is bound by planning.
+  // Start of a buffer's lifetime; `offset` (optional) is bound by planning. `pos` of this op
+  // and the four below is its place in σ.
   irdl.operation @alloc {
     %id = irdl.base "#builtin.integer"
+    %pos = irdl.base "#builtin.integer"
     %dep_kinds = irdl.base "#builtin.array"
     %buffer_type = irdl.base @lattice::@buf
     %deps_type = irdl.base @lattice::@token
     %done_type = irdl.base @lattice::@token
-    irdl.attributes {"id" = %id, "dep_kinds" = %dep_kinds}
+    irdl.attributes {"id" = %id, "pos" = %pos, "dep_kinds" = %dep_kinds}
     irdl.operands(buffer: %buffer_type, deps: variadic %deps_type)
     irdl.results(done: %done_type)
   }
@@ -68,11 +78,12 @@ irdl.dialect @lattice {
   // End of a buffer's lifetime.
   irdl.operation @free {
     %id = irdl.base "#builtin.integer"
+    %pos = irdl.base "#builtin.integer"
     %dep_kinds = irdl.base "#builtin.array"
     %buffer_type = irdl.base @lattice::@buf
     %deps_type = irdl.base @lattice::@token
     %done_type = irdl.base @lattice::@token
-    irdl.attributes {"id" = %id, "dep_kinds" = %dep_kinds}
+    irdl.attributes {"id" = %id, "pos" = %pos, "dep_kinds" = %dep_kinds}
     irdl.operands(buffer: %buffer_type, deps: variadic %deps_type)
     irdl.results(done: %done_type)
   }
@@ -80,6 +91,7 @@ irdl.dialect @lattice {
   // A command of the input DAG: opcode, pipe, cycles and the buffers it names.
   irdl.operation @command {
     %id = irdl.base "#builtin.integer"
+    %pos = irdl.base "#builtin.integer"
     %opcode = irdl.base "#builtin.string"
     %pipe = irdl.base "#builtin.string"
     %cycles = irdl.base "#builtin.integer"
@@ -89,6 +101,7 @@ irdl.dialect @lattice {
     %done_type = irdl.base @lattice::@token
     irdl.attributes {
       "id" = %id,
+      "pos" = %pos,
       "opcode" = %opcode,
       "pipe" = %pipe,
       "cycles" = %cycles,
@@ -101,6 +114,7 @@ irdl.dialect @lattice {
   // Moves a buffer out of its tier.
   irdl.operation @spill_out {
     %id = irdl.base "#builtin.integer"
+    %pos = irdl.base "#builtin.integer"
     %pipe = irdl.base "#builtin.string"
     %cycles = irdl.base "#builtin.integer"
     %dep_kinds = irdl.base "#builtin.array"
@@ -109,6 +123,7 @@ irdl.dialect @lattice {
     %done_type = irdl.base @lattice::@token
     irdl.attributes {
       "id" = %id,
+      "pos" = %pos,
       "pipe" = %pipe,
       "cycles" = %cycles,
       "dep_kinds" = %dep_kinds
@@ -120,6 +135,7 @@ irdl.dialect @lattice {
   // Brings a spilled buffer back at `offset`.
   irdl.operation @spill_in {
     %id = irdl.base "#builtin.integer"
+    %pos = irdl.base "#builtin.integer"
     %offset = irdl.base "#builtin.integer"
     %pipe = irdl.base "#builtin.string"
     %cycles = irdl.base "#builtin.integer"
@@ -129,6 +145,7 @@ irdl.dialect @lattice {
     %done_type = irdl.base @lattice::@token
     irdl.attributes {
       "id" = %id,
+      "pos" = %pos,
       "offset" = %offset,
       "pipe" = %pipe,
       "cycles" = %cycles,

@@ -1,12 +1,13 @@
 //! The MLIR bridge of lattice, built with the cargo feature `mlir` (it links LLVM/MLIR 22 through
-//! `melior`; without the feature this crate holds only `MLIR_INPUT`, which refuses `.mlir` input
-//! and names the feature, and the default build needs no LLVM).
+//! `melior`; without the feature this crate holds only `MLIR_HOST`, which refuses MLIR input,
+//! output and pipelines and names the feature, and the default build needs no LLVM).
 //!
 //! - `dialect`: the `lattice` dialect, defined in IRDL and registered in an MLIR context at run
 //!   time, so MLIR's verifier checks lattice ops;
 //! - `export` and `import`: LIR ↔ MLIR, exact for every phase (`print(import(export(m))) ==
-//!   print(m)`), and `text` for the tools (`lattice-translate --lir-to-mlir/--mlir-to-lir`,
-//!   `lattice-opt in.mlir`);
+//!   print(m)`), and `text` for the tools (`lattice-translate --lir-to-mlir/--mlir-to-lir`);
+//! - `host`: MLIR as `lattice-opt`'s host IR — `.mlir`/`.mlirbc` input, MLIR output that keeps the
+//!   user's IR around the lattice modules, and pipelines mixing upstream and lattice passes;
 //! - `external` and `pipeline`: every pass of a lattice registry as an MLIR external pass, and
 //!   mixed pipelines such as `canonicalize,lattice-mpas,lattice-dlr,lattice-verify` in an MLIR
 //!   `PassManager`, failures reported as MLIR diagnostics.
@@ -21,7 +22,7 @@ pub mod sniff;
 #[cfg(not(feature = "mlir"))]
 mod absent;
 #[cfg(not(feature = "mlir"))]
-pub use absent::{MLIR_INPUT, WITHOUT_BRIDGE};
+pub use absent::{MLIR_HOST, WITHOUT_BRIDGE};
 
 #[cfg(feature = "mlir")]
 pub mod diagnostics;
@@ -33,6 +34,8 @@ pub mod error;
 pub mod export;
 #[cfg(feature = "mlir")]
 pub mod external;
+#[cfg(feature = "mlir")]
+pub mod host;
 #[cfg(feature = "mlir")]
 pub mod import;
 #[cfg(feature = "mlir")]
@@ -49,8 +52,12 @@ pub use export::{lir_to_mlir, Carried, Kept};
 #[cfg(feature = "mlir")]
 pub use external::lattice_pass;
 #[cfg(feature = "mlir")]
-pub use import::{import_module, import_single, lattice_modules, Imported};
+pub use host::MLIR_HOST;
+#[cfg(feature = "mlir")]
+pub use import::{
+    import_module, import_single, lattice_modules, outside_lattice_modules, Imported,
+};
 #[cfg(feature = "mlir")]
 pub use pipeline::{add_pipeline, pipeline_text, PipelineError};
 #[cfg(feature = "mlir")]
-pub use text::{lir_to_mlir_text, mlir_to_lir, MLIR_INPUT};
+pub use text::{lir_to_mlir_text, mlir_to_lir};

@@ -95,10 +95,27 @@ fn add_elements(
                 manager.add_pass(lattice_pass(spec, registry));
             }
         } else {
-            add_mlir_elements(manager, element)?;
+            add_mlir_elements(manager, element).map_err(|e| match e {
+                // `mpas` beside upstream passes: MLIR does not know it by that name.
+                PipelineError::Mlir { element, message }
+                    if registry.get(name_of(&element)).is_some() =>
+                {
+                    let message = format!(
+                        "{message}\nnote: a lattice pass among MLIR passes is spelled `lattice-{}`",
+                        name_of(&element)
+                    );
+                    PipelineError::Mlir { element, message }
+                }
+                e => e,
+            })?;
         }
     }
     Ok(())
+}
+
+/// The pass name of an element: what precedes its options.
+fn name_of(element: &str) -> &str {
+    element.split('{').next().unwrap_or(element).trim()
 }
 
 /// `(anchor, inner)` of a nested pipeline `anchor(inner)`: the element's first bracket is an

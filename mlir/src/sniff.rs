@@ -1,13 +1,23 @@
-//! Whether a text without a file name (standard input, `mlir-opt … | lattice-opt -`) is MLIR,
+//! Whether an input without a file name (standard input, `mlir-opt … | lattice-opt -`) is MLIR,
 //! judged by how it begins, in both builds: with the bridge it is read as MLIR, without it the
 //! user hears which feature to build instead of a LIR parse error.
 //!
-//! LIR always begins `module @name phase(…)` (after `//` comments); MLIR's textual forms begin
-//! with `module {`, `module attributes`, `module @name {`, a generic op (`"builtin.module"`), a
-//! dialect op (`builtin.`, `lattice.`) or an alias definition (`#…`, `!…`). O(first line).
+//! MLIR bytecode (`mlir-opt --emit-bytecode`) begins with the magic bytes `ML\xefR`. LIR always
+//! begins `module @name phase(…)` (after `//` comments); MLIR's textual forms begin with
+//! `module {`, `module attributes`, `module @name {`, a generic op (`"builtin.module"`), a dialect
+//! op (`builtin.`, `lattice.`) or an alias definition (`#…`, `!…`). O(input) for the UTF-8
+//! check, then O(first line).
+
+/// The first bytes of every MLIR bytecode file.
+pub const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
+
+/// Whether `input` is MLIR bytecode or text that begins like MLIR rather than LIR or JSON.
+pub fn looks_like_mlir(input: &[u8]) -> bool {
+    input.starts_with(BYTECODE_MAGIC) || std::str::from_utf8(input).is_ok_and(text_looks_like_mlir)
+}
 
 /// Whether `text` begins like MLIR rather than LIR or JSON.
-pub fn looks_like_mlir(text: &str) -> bool {
+fn text_looks_like_mlir(text: &str) -> bool {
     let Some(first) = text
         .lines()
         .map(str::trim)
@@ -26,7 +36,7 @@ pub fn looks_like_mlir(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::looks_like_mlir;
+    use super::{looks_like_mlir, BYTECODE_MAGIC};
 
     #[test]
     fn mlir_heads_are_told_from_lir_and_json() {
@@ -37,7 +47,7 @@ mod tests {
             "\"builtin.module\"() ({",
             "#loc = loc(\"a\")\nmodule {",
         ] {
-            assert!(looks_like_mlir(mlir), "{mlir}");
+            assert!(looks_like_mlir(mlir.as_bytes()), "{mlir}");
         }
         for other in [
             "module @m phase(parsed) {",
@@ -46,7 +56,11 @@ mod tests {
             "",
             "modul",
         ] {
-            assert!(!looks_like_mlir(other), "{other}");
+            assert!(!looks_like_mlir(other.as_bytes()), "{other}");
         }
+        // Bytecode by its magic, whatever follows; a lone `M` is not enough.
+        assert!(looks_like_mlir(&[BYTECODE_MAGIC, b"\x00\x01"].concat()));
+        assert!(!looks_like_mlir(b"ML"));
+        assert!(!looks_like_mlir(b"\xff\xfe module {"));
     }
 }

@@ -12,7 +12,12 @@
 //!   text, IR-printing headers), the printed pipeline rebuilds the same one, and lattice passes
 //!   run at any nesting level (`builtin.module(builtin.module(…))`, `any(…)`);
 //! - foreign attributes on lattice ops (`npu.tag`) survive import, rewriting passes and export;
-//! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input.
+//! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input;
+//! - σ is each op's `pos`: a body shuffled by hand reads back to the same module;
+//! - MLIR bytecode reads like the text it was made from, errors located in that text's file;
+//! - `lattice-opt` on MLIR writes MLIR that keeps the user's IR around the lattice modules (every
+//!   one of them run), or LIR with a warning naming what is left out, and runs pipelines that mix
+//!   upstream passes with lattice passes.
 //!
 //! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
 
@@ -28,7 +33,7 @@ use lattice_mlir::diagnostics::Capture;
 use lattice_mlir::strings::operation_text;
 use lattice_mlir::{
     add_pipeline, dialect, import_single, lattice_modules, lir_to_mlir, lir_to_mlir_text,
-    mlir_to_lir, pipeline_text, ImportErrorKind, MLIR_INPUT,
+    mlir_to_lir, pipeline_text, ImportErrorKind, MLIR_HOST,
 };
 use lattice_passes::REGISTRY;
 use melior::ir::block::BlockLike;
@@ -398,10 +403,10 @@ fn lattice_text(body: &str) -> String {
     format!("{HEADER}{body}}}\n")
 }
 
-const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : ui32, size = 64 : ui64, tier = "L1"} : () -> !lattice.buf
-  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf) -> !lattice.token
-  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR"} : (!lattice.buf, !lattice.token) -> !lattice.token
-  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
+const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : ui32, pos = 0 : ui32, size = 64 : ui64, tier = "L1"} : () -> !lattice.buf
+  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf) -> !lattice.token
+  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR", pos = 1 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
+  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32, pos = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
 "#;
 
 /// One bad tier name is one error: the ops of that buffer are not each reported as naming no
@@ -432,7 +437,7 @@ fn a_buffer_that_fails_to_import_does_not_cascade_into_its_ops() {
 
 #[test]
 fn hand_written_mlir_reads_as_lir() {
-    let module = mlir_to_lir(&lattice_text(GOOD_BODY)).unwrap();
+    let module = mlir_to_lir(lattice_text(GOOD_BODY)).unwrap();
     verify_module(&module).unwrap();
     let lir = print_module(&module);
     assert!(
@@ -445,6 +450,89 @@ fn hand_written_mlir_reads_as_lir() {
         lattice_text(&GOOD_BODY.replace(": ui64", ": i64"))
     );
     assert_eq!(print_module(&mlir_to_lir(&text).unwrap()), lir);
+}
+
+/// σ is each op's `pos`, not its place in the body (a graph region, whose order MLIR may
+/// change): ops shuffled by hand read back to the same module, and positions that do not number
+/// the buffers and the ops 0..n each are located errors.
+#[test]
+fn sigma_comes_from_positions_not_from_body_order() {
+    let reversed = |text: &str| -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        let (first, rest) = lines.split_first().unwrap();
+        let (last, body) = rest.split_last().unwrap();
+        let mut out = format!("{first}\n");
+        for line in body.iter().rev() {
+            out.push_str(&format!("{line}\n"));
+        }
+        out + last + "\n"
+    };
+    let lir = print_module(&mlir_to_lir(lattice_text(GOOD_BODY)).unwrap());
+    let shuffled = lattice_text(GOOD_BODY);
+    let shuffled = reversed(&shuffled);
+    assert!(shuffled.contains("\"lattice.free\"(%0, %2)"), "{shuffled}");
+    assert!(
+        shuffled.find("lattice.free") < shuffled.find("lattice.alloc"),
+        "{shuffled}"
+    );
+    assert_eq!(print_module(&mlir_to_lir(&shuffled).unwrap()), lir);
+
+    // A whole case, planned: its module's body upside down (tokens used above their
+    // definitions, which a graph region allows) is the same module.
+    let planned = run_lattice(&smallest_case(), "mpas,dlr");
+    let text = lir_to_mlir_text(&planned).unwrap();
+    let upside_down = reversed(&text);
+    assert_ne!(upside_down, text);
+    let back = mlir_to_lir(&upside_down).unwrap();
+    verify_module(&back).unwrap();
+    assert_eq!(print_module(&back), print_module(&planned));
+
+    // Positions win over body order: swapping those of the command and the free schedules the
+    // free first, before the command it depends on.
+    let swapped = lattice_text(
+        &GOOD_BODY
+            .replacen(
+                "pipe = \"VECTOR\", pos = 1",
+                "pipe = \"VECTOR\", pos = 2",
+                1,
+            )
+            .replacen("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 1", 1),
+    );
+    let module = mlir_to_lir(&swapped).unwrap();
+    let errors = verify_module(&module).unwrap_err();
+    assert!(
+        errors.iter().any(|e| e.to_string().contains("%1")),
+        "{errors:?}"
+    );
+
+    // Positions that are not 0..n: out of range, twice the same, missing.
+    let replace = |from: &str, to: &str| {
+        assert!(GOOD_BODY.contains(from), "{from}");
+        lattice_text(&GOOD_BODY.replacen(from, to, 1))
+    };
+    assert_error(
+        &replace("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 3"),
+        7,
+        "`pos = 3` of `lattice.free` is out of range: scheduled op positions run from 0 to 2",
+    );
+    assert_error(
+        &replace(
+            "id = 0 : ui32, pos = 0 : ui32, size",
+            "id = 0 : ui32, pos = 1 : ui32, size",
+        ),
+        4,
+        "buffer positions run from 0 to 0",
+    );
+    assert_error(
+        &replace("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 1"),
+        7,
+        "a second scheduled op at `pos = 1` (the first is on line 6)",
+    );
+    assert_error(
+        &replace(", pos = 2 : ui32}", "}"),
+        7,
+        "attribute \"pos\" is expected",
+    );
 }
 
 #[test]
@@ -598,7 +686,7 @@ fn malformed_mlir_gives_located_errors() {
 fn lattice_opt_reads_mlir_input() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lattice-opt-mlir");
     std::fs::create_dir_all(&dir).unwrap();
-    let registry = REGISTRY.with_formats(&[MLIR_INPUT]);
+    let registry = REGISTRY.with_host(&MLIR_HOST);
     let (text, planned) = planned_mlir_text();
     let input = dir.join("planned.mlir");
     std::fs::write(&input, &text).unwrap();
@@ -639,8 +727,8 @@ fn lattice_opt_reads_mlir_input() {
     // Structural LIR errors of MLIR input are reported like those of LIR input: here a
     // dependency on a later op, which MLIR's graph regions allow.
     let forward = lattice_text(&GOOD_BODY.replace(
-        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf)",
-        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32} : (!lattice.buf, !lattice.token)",
+        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf)",
+        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf, !lattice.token)",
     ));
     std::fs::write(&bad, forward).unwrap();
     let mut err = Vec::new();
@@ -912,5 +1000,405 @@ fn foreign_attributes_on_lattice_ops_survive_import_rewrites_and_export() {
     assert_eq!(
         attribute_of(body, dialect::PHASE, "planned", "npu.note"),
         "\"header\""
+    );
+}
+
+/// `lattice-opt` (the driver, as the binary runs it with the bridge) with `args`; the exit code
+/// and what it wrote to the error stream.
+fn lattice_opt(args: &[&str]) -> (u8, String) {
+    let mut err = Vec::new();
+    let args: Vec<&str> = std::iter::once("lattice-opt")
+        .chain(args.iter().copied())
+        .collect();
+    let code = lattice::cli::main_with_args(REGISTRY.with_host(&MLIR_HOST), args, &mut err);
+    (code, String::from_utf8(err).unwrap())
+}
+
+fn scratch(dir: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The bytecode MLIR writes for the module in the text file `path` (parsed from the file, so its
+/// locations name it, as `mlir-opt --emit-bytecode path` would).
+fn bytecode_of(path: &Path) -> Vec<u8> {
+    unsafe extern "C" fn collect(chunk: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+        // SAFETY: `data` is the vector below; MLIR hands a valid chunk.
+        unsafe {
+            let bytes = std::slice::from_raw_parts(chunk.data.cast::<u8>(), chunk.length);
+            (*data.cast::<Vec<u8>>()).extend_from_slice(bytes);
+        }
+    }
+    let context = dialect::context().unwrap();
+    let name = path.to_str().unwrap();
+    // SAFETY: the context is live; the file name outlives the call.
+    let module = unsafe {
+        MlirModule::from_option_raw(mlir_sys::mlirModuleCreateParseFromFile(
+            context.to_raw(),
+            melior::StringRef::new(name).to_raw(),
+        ))
+    }
+    .expect("the text parses");
+    let mut out: Vec<u8> = Vec::new();
+    // SAFETY: the op is valid; the callback only appends to `out`.
+    unsafe {
+        mlir_sys::mlirOperationWriteBytecode(
+            module.as_operation().to_raw(),
+            Some(collect),
+            (&mut out as *mut Vec<u8>).cast(),
+        )
+    };
+    assert!(out.starts_with(b"ML\xefR"), "not bytecode");
+    out
+}
+
+#[test]
+fn bytecode_reads_like_the_text_it_was_made_from() {
+    let dir = scratch("bytecode");
+    let (planned_text, planned) = planned_mlir_text();
+    let text = with_foldable_function(&planned_text);
+    let text_path = dir.join("planned.mlir");
+    std::fs::write(&text_path, &text).unwrap();
+    let bytecode = bytecode_of(&text_path);
+    assert!(
+        std::str::from_utf8(&bytecode).is_err(),
+        "bytecode is not text"
+    );
+    let bc_path = dir.join("planned.mlirbc");
+    std::fs::write(&bc_path, &bytecode).unwrap();
+
+    // The library and lattice-opt read it as they read the text.
+    assert_eq!(
+        print_module(&mlir_to_lir(&bytecode).unwrap()),
+        print_module(&planned)
+    );
+    let (from_text, from_bc) = (dir.join("from_text.mlir"), dir.join("from_bc.mlir"));
+    for (input, out) in [(&text_path, &from_text), (&bc_path, &from_bc)] {
+        let (code, err) = lattice_opt(&[
+            "--verify",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let written = std::fs::read_to_string(&from_bc).unwrap();
+    assert_eq!(written, std::fs::read_to_string(&from_text).unwrap());
+    assert!(written.contains("func.func @fold"), "{written}");
+
+    // An error in bytecode is located in the text it was made from, which it names; no line of
+    // the bytecode is quoted, and nothing is written.
+    let bad_text = dir.join("bad.mlir");
+    std::fs::write(
+        &bad_text,
+        lattice_text(&GOOD_BODY.replacen("tier = \"L1\"", "tier = \"L9\"", 1)),
+    )
+    .unwrap();
+    let bad = dir.join("bad.mlirbc");
+    std::fs::write(&bad, bytecode_of(&bad_text)).unwrap();
+    let out = dir.join("never.mlir");
+    let (code, err) = lattice_opt(&[bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let expected = format!("{}:4:8: error: unknown tier `L9`", bad_text.display());
+    assert!(err.starts_with(&expected), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!out.exists());
+
+    // Bytecode cut short: MLIR's error, exit 1, no panic, nothing written.
+    std::fs::write(&bad, &bytecode[..bytecode.len() / 2]).unwrap();
+    let (code, err) = lattice_opt(&[bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error: "), "{err}");
+    assert!(!out.exists());
+    // A file that is neither MLIR text nor bytecode is refused the same way.
+    std::fs::write(&bad, b"\xff\xfe\x00module").unwrap();
+    let (code, err) = lattice_opt(&[bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!out.exists());
+}
+
+/// A lattice module in a file that also holds a function, a module attribute and a foreign
+/// attribute on a lattice op.
+fn users_file(lattice_module: &str) -> String {
+    with_foldable_function(lattice_module).replacen(
+        "module {",
+        "module attributes {npu.chip = \"x1\"} {",
+        1,
+    )
+}
+
+#[test]
+fn mlir_output_keeps_the_users_ir_around_the_lattice_module() {
+    let dir = scratch("keep-users-ir");
+    let parsed = smallest_case();
+    let expected = run_lattice(&parsed, "mpas,dlr");
+    let lattice_text = lir_to_mlir_text(&parsed).unwrap();
+    let first_command = parsed
+        .op(parsed
+            .schedule
+            .iter()
+            .copied()
+            .find(|&id| matches!(parsed.op(id).kind, lattice_lir::OpKind::Compute { .. }))
+            .unwrap())
+        .name;
+    let line = usize::try_from(line_of_op(&lattice_text, first_command)).unwrap();
+    let input = dir.join("in.mlir");
+    std::fs::write(
+        &input,
+        users_file(&with_attribute(&lattice_text, line, "npu.tag = \"keep\"")),
+    )
+    .unwrap();
+    let input = input.to_str().unwrap();
+
+    // `-o out.mlir` (and, by default, MLIR in) writes MLIR: the user's IR as it was, the lattice
+    // module replaced by the result, foreign attributes kept.
+    let out = dir.join("out.mlir");
+    let (code, err) = lattice_opt(&["--mpas", "--dlr", input, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err, "");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("npu.chip = \"x1\""), "{written}");
+    assert!(written.contains("func.func @fold"), "{written}");
+    assert!(
+        written.contains("arith.addi"),
+        "lattice passes fold nothing: {written}"
+    );
+    assert!(written.contains("npu.tag = \"keep\""), "{written}");
+    assert_eq!(
+        print_module(&mlir_to_lir(&written).unwrap()),
+        print_module(&expected)
+    );
+    // The output is an input again, and a pipeline that changes nothing changes no byte.
+    let again = dir.join("again.mlir");
+    let (code, err) = lattice_opt(&[
+        "--verify",
+        out.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), written);
+    // `--emit=mlir` with LIR input: the module converted.
+    let lir = dir.join("in.lir");
+    std::fs::write(&lir, print_module(&parsed)).unwrap();
+    let (code, err) = lattice_opt(&[
+        "--mpas",
+        "--dlr",
+        "--emit=mlir",
+        lir.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        lir_to_mlir_text(&expected).unwrap()
+    );
+
+    // LIR output (`-o x.lir` or `--emit=lir`): the module alone, and a warning naming what is
+    // left out, at its line.
+    let out_lir = dir.join("out.lir");
+    let (code, err) = lattice_opt(&["--mpas", "--dlr", input, "-o", out_lir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out_lir).unwrap(),
+        print_module(&expected)
+    );
+    assert!(
+        err.starts_with(&format!(
+            "{input}:2:3: warning: `func.func` outside the lattice module left out"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("`--emit=mlir` keeps them"), "{err}");
+
+    // Every lattice module of the file runs; LIR output joins them as --split-input-file does.
+    let two = dir.join("two.mlir");
+    let renamed = lattice_text.replacen(&format!("module @{}", parsed.name), "module @second", 1);
+    std::fs::write(&two, format!("module {{\n{lattice_text}\n{renamed}\n}}\n")).unwrap();
+    let (code, err) = lattice_opt(&[
+        "--mpas",
+        "--dlr",
+        two.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let context = dialect::context().unwrap();
+    let both = MlirModule::parse(&context, &std::fs::read_to_string(&out).unwrap()).unwrap();
+    let modules = lattice_modules(both.as_operation());
+    assert_eq!(modules.len(), 2);
+    for module in modules {
+        let got = lattice_mlir::import_module(module).unwrap().module;
+        assert_eq!(got.phase, Phase::Planned);
+        assert_eq!(got.schedule.len(), expected.schedule.len());
+    }
+    let (code, err) = lattice_opt(&[
+        "--mpas",
+        "--dlr",
+        "--emit=lir",
+        two.to_str().unwrap(),
+        "-o",
+        out_lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let joined = std::fs::read_to_string(&out_lir).unwrap();
+    let second =
+        print_module(&expected).replacen(&format!("module @{}", parsed.name), "module @second", 1);
+    assert_eq!(
+        joined,
+        format!("{}// -----\n{second}", print_module(&expected))
+    );
+
+    // A failing pass writes nothing.
+    let never = dir.join("never.mlir");
+    let (code, _) = lattice_opt(&["--test-fail", input, "-o", never.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(!never.exists());
+}
+
+#[test]
+fn lattice_opt_runs_pipelines_mixing_upstream_and_lattice_passes() {
+    let dir = scratch("mixed-pipelines");
+    let parsed = smallest_case();
+    let expected = run_lattice(&parsed, "mpas,dlr{victim=lru}");
+    let input = dir.join("in.mlir");
+    std::fs::write(&input, users_file(&lir_to_mlir_text(&parsed).unwrap())).unwrap();
+    let input = input.to_str().unwrap();
+    let pipeline =
+        "--pass-pipeline=builtin.module(canonicalize,lattice-mpas,lattice-dlr{victim=lru})";
+    let out = dir.join("out.mlir");
+    let metrics = dir.join("metrics.json");
+    let metrics_arg = format!("--metrics={}", metrics.display());
+    let (code, err) = lattice_opt(&[pipeline, input, "-o", out.to_str().unwrap(), &metrics_arg]);
+    assert_eq!(code, 0, "{err}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !written.contains("arith.addi"),
+        "canonicalize ran: {written}"
+    );
+    assert!(written.contains("arith.constant 42 : i32"), "{written}");
+    assert!(written.contains("npu.chip = \"x1\""), "{written}");
+    assert_eq!(
+        print_module(&mlir_to_lir(&written).unwrap()),
+        print_module(&expected)
+    );
+    let report = REGISTRY.metrics().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&metrics).unwrap(),
+        format!("{}\n", report(&expected, MetricsFormat::Json))
+    );
+
+    // LIR input, LIR output: the pipeline runs on the module converted to MLIR and back.
+    let lir = dir.join("in.lir");
+    std::fs::write(&lir, print_module(&parsed)).unwrap();
+    let out_lir = dir.join("out.lir");
+    let (code, err) = lattice_opt(&[
+        pipeline,
+        lir.to_str().unwrap(),
+        "-o",
+        out_lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out_lir).unwrap(),
+        print_module(&expected)
+    );
+
+    // Warnings of lattice passes reach the user at their op's line, and the run succeeds; LIR
+    // output says what it leaves out, as lattice's own driver does.
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(canonicalize,lattice-test-remark{op=%3 warning=true})",
+        input,
+        "--emit=lir",
+        "-o",
+        out_lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(input).unwrap();
+    let line = line_of_op(&text, 3);
+    assert!(
+        err.contains(&format!("{input}:{line}:")) && err.contains("warning: lattice-test-remark"),
+        "line {line}: {err}"
+    );
+    assert!(
+        err.contains("warning: `func.func` outside the lattice module left out"),
+        "{err}"
+    );
+
+    // What MLIR reports about an op of LIR input points at its LIR line.
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(canonicalize,lattice-test-fail{op=%3})",
+        lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let line = print_module(&parsed)
+        .lines()
+        .position(|l| l.trim_start().starts_with("%3 "))
+        .unwrap()
+        + 1;
+    assert!(
+        err.starts_with(&format!("{}:{line}:", lir.display())),
+        "line {line}: {err}"
+    );
+
+    // `--dump-pass-pipeline` prints MLIR's pipeline, lattice options included.
+    let (code, err) = lattice_opt(&[
+        pipeline,
+        "--dump-pass-pipeline",
+        lir.to_str().unwrap(),
+        "-o",
+        out_lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("canonicalize{") && err.contains("lattice-dlr{victim=lru"),
+        "{err}"
+    );
+
+    // Usage errors (exit 2): a lattice pass under its short name beside upstream ones, lattice's
+    // own instrumentation, an unknown pass.
+    let (code, err) = lattice_opt(&["--pass-pipeline=canonicalize,mpas", input]);
+    assert_eq!(code, 2);
+    assert!(err.contains("spelled `lattice-mpas`"), "{err}");
+    let (code, err) = lattice_opt(&[pipeline, "--timing", input]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error: --timing applies to lattice pipelines only"),
+        "{err}"
+    );
+    let (code, err) = lattice_opt(&["--pass-pipeline=canonicalize,mpass", input]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("'mpass' does not refer to a registered pass"),
+        "{err}"
+    );
+
+    // A failing lattice pass in the pipeline: a located error, exit 1, nothing written.
+    let never = dir.join("never.mlir");
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(canonicalize,lattice-test-fail)",
+        input,
+        "-o",
+        never.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error: lattice-test-fail"), "{err}");
+    assert!(!never.exists());
+
+    // Lattice-only pipelines keep lattice's driver, under either spelling.
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(lattice-mpas,dlr{victim=lru})",
+        "--timing",
+        input,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("mpas"), "timing report: {err}");
+    assert_eq!(
+        print_module(&mlir_to_lir(std::fs::read_to_string(&out).unwrap()).unwrap()),
+        print_module(&expected)
     );
 }

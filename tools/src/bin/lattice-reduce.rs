@@ -141,10 +141,16 @@ fn load(path: &Path, limit: ErrorLimit) -> Result<Module, String> {
         render_all(&e.diagnostics(), name, text, limit, "lattice-reduce")
     };
     let source = read_source(path).map_err(|e| render(&e, "lattice-reduce", None))?;
-    let kind = InputKind::of_text(path, &source.text, &[]);
+    let kind = InputKind::of_input(path, source.text.as_bytes(), None);
     let text = Some(source.text.as_str());
-    let module = parse_source(&source.text, &kind, &ImportOptions::default())
-        .map_err(|e| render(&e, &source.name, text))?;
+    // LIR and contest input hold one module each.
+    let mut modules = parse_source(source.text.as_bytes(), &kind, &ImportOptions::default())
+        .map_err(|e| render(&e, &source.name, text))?
+        .modules;
+    let module = modules
+        .pop()
+        .filter(|_| modules.is_empty())
+        .ok_or_else(|| format!("{}: error: expected one module\n", source.name))?;
     verify_module(&module)
         .map_err(|errors| render(&LoadError::Verify(errors), &source.name, text))?;
     Ok(module)

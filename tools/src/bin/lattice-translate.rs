@@ -5,7 +5,9 @@
 //! `--memory` and `--spill`, the solution as a `planned` one); `--export-contest IN.lir -o DIR`
 //! writes `DIR/<module>_schedule.txt` and, for planned modules, `_memory.txt` and `_spill.txt`.
 //! `--lir-to-mlir IN.lir` prints the module as `lattice` dialect MLIR; `--mlir-to-lir IN.mlir`
-//! prints the one lattice module of an MLIR file as LIR.
+//! (text, or bytecode such as `IN.mlirbc`) prints the lattice modules of an MLIR file as LIR
+//! (several joined by `// -----`, as `lattice-opt --split-input-file` reads them), with a warning
+//! naming what the file holds outside them, which LIR cannot.
 //! The work is the libraries' (`lattice_lir::contest`, `lattice_mlir::text`); this file parses
 //! arguments, reads and writes files and renders errors. Outputs are written atomically and only
 //! after every input was accepted, so a failure never creates, truncates or overwrites a file,
@@ -18,10 +20,16 @@ use clap::{ArgGroup, CommandFactory, Parser};
 use lattice::diagnostic::{render_all, Diagnostic};
 use lattice::error_limit::ErrorLimit;
 use lattice::input::parse_capacity;
+#[cfg(feature = "mlir")]
+use lattice::io::read_bytes;
 use lattice::io::{read_text, same_destination, write_all_or_nothing, write_atomic};
+#[cfg(feature = "mlir")]
+use lattice::split::SPLIT_MARKER;
 use lattice_lir::contest::{
     export_trio, import_graph, import_solution, ContestError, ImportOptions, SolutionFile,
 };
+#[cfg(feature = "mlir")]
+use lattice_lir::diag::Severity;
 use lattice_lir::diag::{render_error, Located};
 use lattice_lir::{parse_module, print_module, verify_module, Module, VerifyError};
 use std::path::{Path, PathBuf};
@@ -48,7 +56,7 @@ struct Cli {
     /// Print a LIR module as MLIR of the `lattice` dialect (needs the `mlir` feature).
     #[arg(long, value_name = "IN.lir")]
     lir_to_mlir: Option<PathBuf>,
-    /// Print the lattice module of an MLIR file as LIR (needs the `mlir` feature).
+    /// Print the lattice modules of an MLIR file as LIR (needs the `mlir` feature).
     #[arg(long, value_name = "IN.mlir")]
     mlir_to_lir: Option<PathBuf>,
     /// Output: the file a conversion writes (default and `-`: stdout), or the directory of an export.
@@ -114,20 +122,42 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
     if output != Path::new("-") {
         check_not_input(&output, &[input]);
     }
-    let text = read(input)?;
     let file = input.display().to_string();
-    let module = if to_mlir {
-        parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?
-    } else {
-        lattice_mlir::mlir_to_lir(&text)
-            .map_err(|d| Failure(render_all(&d, &file, Some(&text), cli.error_limit, TOOL)))?
-    };
-    verified(&module, &file, &text, cli.error_limit)?;
     let converted = if to_mlir {
+        let text = read(input)?;
+        let module =
+            parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?;
+        verified(&module, &file, &text, cli.error_limit)?;
         lattice_mlir::lir_to_mlir_text(&module)
             .map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))?
     } else {
-        print_module(&module)
+        let bytes = read_bytes(input).map_err(|e| Failure(format!("{TOOL}: error: {e}\n")))?;
+        // Bytecode has no text to quote.
+        let text = std::str::from_utf8(&bytes).ok();
+        let render = |d: &[Diagnostic]| render_all(d, &file, text, cli.error_limit, TOOL);
+        let hosted = (lattice_mlir::MLIR_HOST.read)(&bytes).map_err(|d| Failure(render(&d)))?;
+        for module in &hosted.modules {
+            verify_module(module)
+                .map_err(|e| Failure(render_errors(&e, &file, text, cli.error_limit)))?;
+        }
+        if let Some(outside) = &hosted.outside {
+            let warning = Diagnostic::new(
+                Severity::Warning,
+                outside.loc,
+                format!(
+                    "`{}`{} outside the lattice module left out: LIR holds lattice modules only",
+                    outside.first,
+                    match outside.count {
+                        1 => String::new(),
+                        n => format!(" and {} more", n - 1),
+                    }
+                ),
+            )
+            .in_file(outside.file.clone());
+            lattice::io::report(&render(&[warning]));
+        }
+        let printed: Vec<String> = hosted.modules.iter().map(print_module).collect();
+        printed.join(&format!("{SPLIT_MARKER}\n"))
     };
     write(&output, &converted)
 }

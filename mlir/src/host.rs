@@ -1,0 +1,189 @@
+//! MLIR as `lattice-opt`'s host IR (`lattice_passes::REGISTRY.with_host(&MLIR_HOST)`): `.mlir`
+//! and `.mlirbc` input (and MLIR on standard input) read through MLIR's parser, results written
+//! back into the user's MLIR, and pipelines that mix upstream MLIR passes with lattice passes
+//! (`builtin.module(canonicalize,lattice-mpas,lattice-dlr{victim=lru})`) run by an MLIR
+//! `PassManager`.
+//!
+//! Invariants: reading returns every lattice module in text order (see
+//! [`crate::import::lattice_modules`]) and never panics; writing re-parses the input and replaces
+//! exactly the lattice modules, in that order, by the results — each only if its result differs
+//! from what it held, and then op by op as a lattice pass in a `PassManager` does (ops keep their
+//! MLIR locations and foreign attributes) — so everything else (a `func.func`, attributes on the
+//! enclosing module) is what MLIR parsed; the output is MLIR text checked by MLIR's verifier
+//! (bytecode input gives text output). A pipeline runs as [`crate::add_pipeline`] builds it, so
+//! lattice passes are spelled `lattice-<pass>` there. Cost: one MLIR parse per call, plus the
+//! imports and exports (O(V + E + B) per lattice module) and the passes.
+
+use crate::diagnostics::Capture;
+use crate::dialect;
+use crate::export::{lir_locations, lir_to_mlir, lir_to_mlir_carrying, Carried};
+use crate::external::replace_body;
+use crate::import::{import_module, lattice_modules, outside_lattice_modules};
+use crate::pipeline::{add_pipeline, pipeline_text};
+use crate::strings::operation_text;
+use crate::text::{import_diagnostic, parse};
+use lattice::diagnostic::Diagnostic;
+use lattice::host::{Host, HostInput, HostRun, Hosted};
+use lattice_lir::diag::Severity;
+use lattice_lir::Module;
+use melior::ir::operation::OperationLike;
+use melior::ir::OperationRef;
+use melior::pass::PassManager;
+use melior::Context;
+
+/// MLIR as the host IR of `lattice-opt`.
+pub const MLIR_HOST: Host = Host {
+    name: "MLIR",
+    extensions: &["mlir", "mlirbc"],
+    missing: None,
+    sniff: crate::sniff::looks_like_mlir,
+    read,
+    write,
+    check_pipeline,
+    run_pipeline,
+};
+
+fn context() -> Result<Context, Vec<Diagnostic>> {
+    dialect::context().map_err(|e| vec![Diagnostic::error(None, e.to_string())])
+}
+
+/// Every lattice module of `root`, as LIR; every import error otherwise.
+fn import_all(root: OperationRef<'_, '_>) -> Result<Vec<Module>, Vec<Diagnostic>> {
+    let found = lattice_modules(root);
+    if found.is_empty() {
+        let none = crate::ImportError {
+            loc: crate::diagnostics::loc_of(root.location()),
+            file: crate::diagnostics::source_file(root.location()),
+            kind: crate::ImportErrorKind::NoModule,
+        };
+        return Err(vec![import_diagnostic(&none)]);
+    }
+    let mut modules = Vec::with_capacity(found.len());
+    let mut errors = Vec::new();
+    for module_op in found {
+        match import_module(module_op) {
+            Ok(imported) => modules.push(imported.module),
+            Err(e) => errors.extend(e.iter().map(import_diagnostic)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(modules)
+    } else {
+        Err(errors)
+    }
+}
+
+fn read(input: &[u8]) -> Result<Hosted, Vec<Diagnostic>> {
+    let context = context()?;
+    let (mlir, reported) = parse(&context, input)?;
+    let root = mlir.as_operation();
+    match import_all(root) {
+        Ok(modules) => Ok(Hosted {
+            modules,
+            outside: outside_lattice_modules(root),
+        }),
+        Err(errors) => Err(reported.into_iter().chain(errors).collect()),
+    }
+}
+
+/// MLIR's verdict on `op` and its text, or the verifier's diagnostics (`capture` records them).
+fn verified_text(
+    op: OperationRef<'_, '_>,
+    capture: &Capture<'_>,
+) -> Result<String, Vec<Diagnostic>> {
+    if op.verify() {
+        return Ok(operation_text(op));
+    }
+    let mut errors = capture.take();
+    errors.insert(
+        0,
+        Diagnostic::error(None, "MLIR's verifier rejects the result"),
+    );
+    Err(errors)
+}
+
+fn write(source: Option<&[u8]>, results: &[Module]) -> Result<String, Vec<Diagnostic>> {
+    let context = context()?;
+    let capture = Capture::new(&context);
+    let Some(source) = source else {
+        let mut texts = Vec::with_capacity(results.len());
+        for module in results {
+            let mlir = lir_to_mlir(&context, module)
+                .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?;
+            texts.push(verified_text(mlir.as_operation(), &capture)?);
+        }
+        return Ok(texts.join("\n"));
+    };
+    let (mlir, _) = parse(&context, source)?;
+    let found = lattice_modules(mlir.as_operation());
+    if found.len() != results.len() {
+        let message = format!(
+            "the input holds {} lattice modules, but {} results were given",
+            found.len(),
+            results.len()
+        );
+        return Err(vec![Diagnostic::error(None, message)]);
+    }
+    for (module_op, result) in found.into_iter().zip(results) {
+        let imported = import_module(module_op)
+            .map_err(|errors| errors.iter().map(import_diagnostic).collect::<Vec<_>>())?;
+        if imported.module == *result {
+            continue;
+        }
+        replace(&context, module_op, result, &imported.carried)?;
+    }
+    verified_text(mlir.as_operation(), &capture)
+}
+
+/// Replaces the body of lattice module `module_op` by `result`, as a lattice pass does.
+fn replace<'c>(
+    context: &'c Context,
+    module_op: OperationRef<'c, '_>,
+    result: &Module,
+    carried: &Carried<'c>,
+) -> Result<(), Vec<Diagnostic>> {
+    replace_body(context, module_op, result, carried).map_err(|message| {
+        let loc = crate::diagnostics::loc_of(module_op.location());
+        vec![Diagnostic::error(loc, message)]
+    })
+}
+
+fn check_pipeline(text: &str) -> Result<String, String> {
+    let context = dialect::context().map_err(|e| e.to_string())?;
+    let manager = PassManager::new(&context);
+    add_pipeline(&manager, text, lattice_passes::REGISTRY).map_err(|e| e.to_string())?;
+    Ok(pipeline_text(&manager))
+}
+
+fn run_pipeline(input: HostInput<'_>, text: &str) -> Result<HostRun, Vec<Diagnostic>> {
+    let context = context()?;
+    let capture = Capture::new(&context);
+    let mut mlir = match input {
+        HostInput::Source(bytes) => parse(&context, bytes)?.0,
+        // MLIR's diagnostics about its ops then point at the LIR lines.
+        HostInput::Module(module) => {
+            lir_to_mlir_carrying(&context, module, &lir_locations(&context, module))
+                .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?
+        }
+    };
+    let manager = PassManager::new(&context);
+    add_pipeline(&manager, text, lattice_passes::REGISTRY)
+        .map_err(|e| vec![Diagnostic::error(None, format!("--pass-pipeline: {e}"))])?;
+    let ran = manager.run(&mut mlir);
+    let mut diagnostics = capture.take();
+    if ran.is_err() {
+        if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            diagnostics.push(Diagnostic::error(None, "the MLIR pipeline failed"));
+        }
+        return Err(diagnostics);
+    }
+    let root = mlir.as_operation();
+    let text = verified_text(root, &capture)?;
+    let modules = import_all(root)?;
+    Ok(HostRun {
+        text,
+        modules,
+        outside: outside_lattice_modules(root),
+        diagnostics,
+    })
+}

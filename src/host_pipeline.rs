@@ -1,0 +1,105 @@
+//! `lattice-opt` with a pipeline that names passes of the host IR, e.g.
+//! `builtin.module(canonicalize,lattice-mpas,lattice-dlr{victim=lru})` with the MLIR bridge: the
+//! host's pass manager runs the whole pipeline (lattice passes included, as the host runs them),
+//! over the input itself when it is host IR, or over the LIR module converted when it is LIR or a
+//! contest graph.
+//!
+//! Invariants: the output follows the same rules as the driver's ([`Emit`]: host IR keeps what is
+//! outside the lattice modules; LIR holds them alone, with a warning for what is left out) and is
+//! written, with the metrics of every resulting lattice module, all or nothing and only on
+//! success; a failure is the host's diagnostics, located in the input, and exit code 1. The
+//! driver's own instrumentation (IR printing, timing, statistics, reproducers, split input,
+//! expected diagnostics, `--capacity`) does not apply: the CLI refuses it with such a pipeline,
+//! since it is the host's pass manager that runs. O(the host's run) plus the conversions.
+
+use crate::diagnostic::{render_all, Diagnostic};
+use crate::driver::{report, write_output, write_results, Emit, OptConfig};
+use crate::host::HostInput;
+use crate::input::{parse_source, read_input, InputKind};
+use crate::registry::Registry;
+use lattice_lir::verify_module;
+use std::io::Write;
+
+const TOOL: &str = "lattice-opt";
+
+/// Runs `pipeline` (host pipeline text) as `config` says; returns the exit code (0 or 1).
+pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn Write) -> u8 {
+    let render = |diagnostics: &[Diagnostic], text: Option<&str>| {
+        let name = config.input.display().to_string();
+        render_all(diagnostics, &name, text, config.error_limit, TOOL)
+    };
+    let Some(host) = registry.host() else {
+        let d = Diagnostic::error(None, "this tool has no host IR to run the pipeline in");
+        return report(err, &render(&[d], None));
+    };
+    let (kind, content) = match read_input(&config.input, Some(host)) {
+        Ok(read) => read,
+        Err(e) => return report(err, &render(&e.diagnostics(), None)),
+    };
+    let quote = content.text();
+    if config.dump_pipeline {
+        match (host.check_pipeline)(pipeline) {
+            Ok(printed) => {
+                let _ = writeln!(err, "{printed}");
+            }
+            Err(message) => return report(err, &render(&[Diagnostic::error(None, message)], None)),
+        }
+    }
+    let ran = match &kind {
+        InputKind::Host(_) => (host.run_pipeline)(HostInput::Source(content.bytes()), pipeline),
+        _ => match parse_source(content.bytes(), &kind, &config.import) {
+            Err(e) => Err(e.diagnostics()),
+            Ok(hosted) => {
+                let invalid: Vec<Diagnostic> = hosted
+                    .modules
+                    .iter()
+                    .filter_map(|m| verify_module(m).err())
+                    .flatten()
+                    .map(|e| Diagnostic::from_located(&e))
+                    .collect();
+                match hosted.modules.as_slice() {
+                    [module] if invalid.is_empty() => {
+                        (host.run_pipeline)(HostInput::Module(module), pipeline)
+                    }
+                    _ if !invalid.is_empty() => Err(invalid),
+                    _ => Err(vec![Diagnostic::error(None, "expected one module")]),
+                }
+            }
+        },
+    };
+    let ran = match ran {
+        Ok(ran) => ran,
+        Err(diagnostics) => return report(err, &render(&diagnostics, quote)),
+    };
+    let emit = config
+        .emit
+        .unwrap_or_else(|| Emit::of(&config.output, &kind, Some(host)));
+    let mut diagnostics = ran.diagnostics;
+    let text = match emit {
+        Emit::Host => Ok((ran.text, Vec::new())),
+        Emit::Lir => write_output(emit, Some(host), None, &ran.modules, ran.outside.as_ref()),
+    };
+    let text = match text {
+        Ok((text, warnings)) => {
+            diagnostics.extend(warnings);
+            text
+        }
+        Err(errors) => {
+            diagnostics.extend(errors);
+            return report(err, &render(&diagnostics, quote));
+        }
+    };
+    let _ = err.write_all(render(&diagnostics, quote).as_bytes());
+    let reports: Vec<Vec<String>> = match registry.metrics() {
+        Some(metrics) => config
+            .metrics
+            .iter()
+            .map(|(_, format)| ran.modules.iter().map(|m| metrics(m, *format)).collect())
+            .collect(),
+        None => vec![Vec::new(); config.metrics.len()],
+    };
+    match write_results(config, &text, &reports) {
+        Ok(()) => 0,
+        Err(message) => report(err, &format!("{message}\n")),
+    }
+}
