@@ -11,7 +11,8 @@
 //!
 //! Invariants: the incumbent only changes to an accepted candidate, so its makespan strictly
 //! drops each round and it stays valid. Cost: O(passes · candidates · (V + E)) for the timing
-//! plus one acceptance check per offered candidate.
+//! (the candidates of a round are timed in parallel) plus one acceptance check per offered
+//! candidate.
 
 use crate::timing::{critical_chain, evaluate, FixedGraph, PipeOrder, Times, Via};
 use lattice_lir::OpId;
@@ -39,19 +40,13 @@ pub(crate) fn local_search(
     let mut moves = 0;
     for _ in 0..bounds.passes {
         let pairs = neighbourhood(graph, order, times, bounds);
-        let mut improving: Vec<(u64, usize, OpId, Times)> = Vec::new();
-        for (i, &x) in pairs.iter().enumerate() {
-            order.swap_with_next(graph, x);
-            if let Ok(t) = evaluate(graph, Some(order)) {
-                if t.makespan < times.makespan {
-                    improving.push((t.makespan, i, x, t));
-                }
-            }
-            // x moved one place later; the op now before it is the one it was swapped with.
-            if let Some(w) = order.prev(graph, x) {
-                order.swap_with_next(graph, w);
-            }
-        }
+        let mut improving: Vec<(u64, usize, OpId, Times)> = time_swaps(graph, order, &pairs)
+            .into_iter()
+            .zip(&pairs)
+            .enumerate()
+            .filter_map(|(i, (t, &x))| t.map(|t| (t.makespan, i, x, t)))
+            .filter(|&(makespan, ..)| makespan < times.makespan)
+            .collect();
         improving.sort_by_key(|&(makespan, i, _, _)| (makespan, i));
         let mut accepted = false;
         for (_, _, x, t) in improving {
@@ -71,6 +66,53 @@ pub(crate) fn local_search(
         }
     }
     moves
+}
+
+/// The timing of `order` with each pair of `pairs` swapped (`None`: the swap makes a cycle), in
+/// the order of `pairs`. The candidates are independent, so they are timed on up to as many
+/// threads as the machine has (each on its own copy of the order); the result does not depend
+/// on how many.
+fn time_swaps(graph: &FixedGraph, order: &PipeOrder, pairs: &[OpId]) -> Vec<Option<Times>> {
+    let time = |order: &mut PipeOrder, x: OpId| {
+        order.swap_with_next(graph, x);
+        let t = evaluate(graph, Some(order)).ok();
+        // x moved one place later; the op now before it is the one it was swapped with.
+        if let Some(w) = order.prev(graph, x) {
+            order.swap_with_next(graph, w);
+        }
+        t
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(pairs.len());
+    if threads <= 1 {
+        let mut order = order.clone();
+        return pairs.iter().map(|&x| time(&mut order, x)).collect();
+    }
+    let mut out: Vec<Option<Times>> = vec![None; pairs.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|k| {
+                let time = &time;
+                scope.spawn(move || {
+                    let mut order = order.clone();
+                    (k..pairs.len())
+                        .step_by(threads)
+                        .map(|i| (i, time(&mut order, pairs[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for worker in workers {
+            let timed = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (i, t) in timed {
+                out[i] = t;
+            }
+        }
+    });
+    out
 }
 
 /// The first ops of the candidate pairs (each swaps with the next op of its pipe), at most
