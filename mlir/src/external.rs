@@ -82,21 +82,33 @@ impl<'c> RunExternalPass<'c> for LatticePass {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        // `to_ref` borrows the `ContextRef` itself (a handle on this stack frame), so the handle
-        // must live as long as the `&Context`: taking it from a temporary left a dangling
-        // reference that optimized builds reused (issue 20).
-        let handle = operation.context();
-        // SAFETY: the context outlives every op of it, this pass runs on one of its ops, and
-        // `handle` outlives every use of `context` in this call.
-        let context = unsafe { handle.to_ref() };
-        let mut ok = true;
-        for module in lattice_modules(operation) {
-            ok &= self.run_on(context, module);
-        }
-        if !ok {
+        if !run_on_operation(operation, &self.spec, self.registry) {
             pass.signal_failure();
         }
     }
+}
+
+/// Runs the lattice pass `spec` (a pass of `registry`) on every lattice module of `operation`
+/// (itself included), as the MLIR pass of [`lattice_pass`] does; false when it failed on one of
+/// them, its errors then reported to MLIR's diagnostic engine. The `mlir-opt` plugin
+/// (`mlir/plugin`) calls this too, from its C++ pass.
+pub fn run_on_operation(
+    operation: OperationRef<'_, '_>,
+    spec: &PassSpec,
+    registry: Registry,
+) -> bool {
+    // `to_ref` borrows the `ContextRef` itself (a handle on this stack frame), so the handle
+    // must live as long as the `&Context`: taking it from a temporary left a dangling
+    // reference that optimized builds reused (issue 20).
+    let handle = operation.context();
+    // SAFETY: the context outlives every op of it, the pass runs on one of its ops, and
+    // `handle` outlives every use of `context` in this call.
+    let context = unsafe { handle.to_ref() };
+    let mut ok = true;
+    for module in lattice_modules(operation) {
+        ok &= run_on(spec, registry, context, module);
+    }
+    ok
 }
 
 /// A diagnostic to report: its severity, the message and where.
@@ -107,117 +119,120 @@ struct Report {
     message: String,
 }
 
-impl LatticePass {
-    /// Runs the pass on one lattice module; false when it failed (diagnostics emitted).
-    fn run_on<'c>(&self, context: &'c Context, module_op: OperationRef<'c, '_>) -> bool {
-        let arg = argument(self.spec.name);
-        let imported = match import_module(module_op) {
-            Ok(imported) => imported,
-            Err(errors) => {
-                for e in errors {
-                    let at = relocate(context, module_op.location(), e.loc);
-                    emit(at, Severity::Error, &format!("{arg}: {e}"));
-                }
-                return false;
+/// Runs `spec` on one lattice module; false when it failed (diagnostics emitted).
+fn run_on<'c>(
+    spec: &PassSpec,
+    registry: Registry,
+    context: &'c Context,
+    module_op: OperationRef<'c, '_>,
+) -> bool {
+    let arg = argument(spec.name);
+    let imported = match import_module(module_op) {
+        Ok(imported) => imported,
+        Err(errors) => {
+            for e in errors {
+                let at = relocate(context, module_op.location(), e.loc);
+                emit(at, Severity::Error, &format!("{arg}: {e}"));
             }
-        };
-        let mut module = imported.module.clone();
-        let reports = self.run_lattice(&mut module);
-        let failed = reports.iter().any(|r| r.severity == Severity::Error);
-        for r in reports {
-            let name =
-                r.op.and_then(|op| module.ops.get(op.index()))
-                    .map(|op| op.name);
-            let known = name.and_then(|name| imported.carried.ops.get(&name));
-            let at = known.map_or_else(
-                || relocate(context, module_op.location(), r.loc),
-                |kept| kept.location,
-            );
-            emit(at, r.severity, &format!("{arg}: {}", r.message));
-        }
-        if failed {
             return false;
         }
-        if module == imported.module {
-            return true;
-        }
-        if let Err(message) = replace_body(context, module_op, &module, &imported.carried) {
-            emit(
-                module_op.location(),
-                Severity::Error,
-                &format!("{arg}: {message}"),
-            );
-            return false;
-        }
-        true
+    };
+    let mut module = imported.module.clone();
+    let reports = run_lattice(spec, registry, &mut module);
+    let failed = reports.iter().any(|r| r.severity == Severity::Error);
+    for r in reports {
+        let name =
+            r.op.and_then(|op| module.ops.get(op.index()))
+                .map(|op| op.name);
+        let known = name.and_then(|name| imported.carried.ops.get(&name));
+        let at = known.map_or_else(
+            || relocate(context, module_op.location(), r.loc),
+            |kept| kept.location,
+        );
+        emit(at, r.severity, &format!("{arg}: {}", r.message));
     }
+    if failed {
+        return false;
+    }
+    if module == imported.module {
+        return true;
+    }
+    if let Err(message) = replace_body(context, module_op, &module, &imported.carried) {
+        emit(
+            module_op.location(),
+            Severity::Error,
+            &format!("{arg}: {message}"),
+        );
+        return false;
+    }
+    true
+}
 
-    /// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
-    /// does; leaves `module` as the pass left it and returns what the pass emitted (warnings and
-    /// remarks too) followed by every failure. The pass failed when an error is among them.
-    fn run_lattice(&self, module: &mut Module) -> Vec<Report> {
-        let at = |loc: Option<Loc>, message: String| Report {
-            severity: Severity::Error,
-            op: None,
-            loc,
-            message,
-        };
-        if let Err(errors) = verify_module(module) {
-            return errors
-                .iter()
-                .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
-                .collect();
-        }
-        let Some(info) = self.registry.get(self.spec.name) else {
-            return vec![at(None, self.registry.unknown_pass(self.spec.name))];
-        };
-        let mut pass = match (info.build)(&self.spec.options) {
-            Ok(pass) => pass,
-            Err(message) => return vec![at(None, message)],
-        };
-        let phase = module.phase;
-        let mut analyses = AnalysisManager::new();
-        let mut cx = PassContext::new(&mut analyses);
-        let result = pass.run(module, &mut cx);
-        let (_, _, emitted) = cx.finish();
-        let mut reports: Vec<Report> = emitted
-            .into_iter()
-            .map(|d| Report {
-                severity: d.severity,
-                op: d.op,
-                loc: None,
-                message: d.message,
-            })
+/// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
+/// does; leaves `module` as the pass left it and returns what the pass emitted (warnings and
+/// remarks too) followed by every failure. The pass failed when an error is among them.
+fn run_lattice(spec: &PassSpec, registry: Registry, module: &mut Module) -> Vec<Report> {
+    let at = |loc: Option<Loc>, message: String| Report {
+        severity: Severity::Error,
+        op: None,
+        loc,
+        message,
+    };
+    if let Err(errors) = verify_module(module) {
+        return errors
+            .iter()
+            .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
             .collect();
-        if let Err(error) = result {
-            let notes: String = error
-                .notes
-                .iter()
-                .map(|(_, n)| format!("; note: {n}"))
-                .collect();
-            reports.push(Report {
-                op: error.op,
-                ..at(None, format!("{}{notes}", error.message))
-            });
-        }
-        if reports.iter().any(|r| r.severity == Severity::Error) {
-            return reports;
-        }
-        if module.phase < phase {
-            let message = format!(
-                "the pass moved the phase back from `{phase}` to `{}`",
-                module.phase
-            );
-            reports.push(at(None, message));
-        } else if let Err(errors) = verify_module(module) {
-            reports.extend(
-                errors
-                    .iter()
-                    .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}"))),
-            );
-        }
-        reports
     }
+    let Some(info) = registry.get(spec.name) else {
+        return vec![at(None, registry.unknown_pass(spec.name))];
+    };
+    let mut pass = match (info.build)(&spec.options) {
+        Ok(pass) => pass,
+        Err(message) => return vec![at(None, message)],
+    };
+    let phase = module.phase;
+    let mut analyses = AnalysisManager::new();
+    let mut cx = PassContext::new(&mut analyses);
+    let result = pass.run(module, &mut cx);
+    let (_, _, emitted) = cx.finish();
+    let mut reports: Vec<Report> = emitted
+        .into_iter()
+        .map(|d| Report {
+            severity: d.severity,
+            op: d.op,
+            loc: None,
+            message: d.message,
+        })
+        .collect();
+    if let Err(error) = result {
+        let notes: String = error
+            .notes
+            .iter()
+            .map(|(_, n)| format!("; note: {n}"))
+            .collect();
+        reports.push(Report {
+            op: error.op,
+            ..at(None, format!("{}{notes}", error.message))
+        });
+    }
+    if reports.iter().any(|r| r.severity == Severity::Error) {
+        return reports;
+    }
+    if module.phase < phase {
+        let message = format!(
+            "the pass moved the phase back from `{phase}` to `{}`",
+            module.phase
+        );
+        reports.push(at(None, message));
+    } else if let Err(errors) = verify_module(module) {
+        reports.extend(
+            errors
+                .iter()
+                .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}"))),
+        );
+    }
+    reports
 }
 
 /// An MLIR location for a LIR position: at that line and column of the module's file when the
