@@ -51,9 +51,9 @@ fn main() -> Result<(), String> {
     write_c_api_script(&prefix.join("lib"), &out)?;
     println!("cargo:rustc-link-search=native={}", out.display());
     // `mlir-opt` has loaded `libMLIR.so.22.1` before it loads the plugin, so the loader reuses
-    // it; the run path lets tools such as `ldd` resolve the plugin on its own too.
+    // it; the run path lets the plugin's unit tests and tools such as `ldd` find it on their own.
     println!(
-        "cargo:rustc-cdylib-link-arg=-Wl,-rpath,{}",
+        "cargo:rustc-link-arg=-Wl,-rpath,{}",
         prefix.join("lib").display()
     );
     Ok(())

@@ -247,3 +247,102 @@ unsafe fn str_of<'a>(text: MlirStringRef) -> Result<&'a str, String> {
     let bytes = unsafe { std::slice::from_raw_parts(text.data.cast::<u8>(), text.length) };
     std::str::from_utf8(bytes).map_err(|e| format!("text that is not UTF-8 ({e})"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defaults of every option of `pass`, in declaration order.
+    fn defaults(pass: &str) -> Vec<String> {
+        let info = REGISTRY.get(pass).unwrap();
+        (info.options)().into_iter().map(|o| o.default).collect()
+    }
+
+    #[test]
+    fn every_default_is_canonical() {
+        // The C++ options start at these values; MLIR prints them, so they must read back as
+        // themselves.
+        for info in REGISTRY.passes() {
+            let values = defaults(info.name);
+            let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+            let canonical = canonical_options(info.name, &texts).unwrap();
+            let back: Vec<String> = canonical.into_iter().map(|(_, v)| v).collect();
+            assert_eq!(back, values, "{}", info.name);
+        }
+    }
+
+    #[test]
+    fn values_are_checked_in_lattice_words() {
+        let info = REGISTRY.get("dlr").unwrap();
+        let names: Vec<String> = (info.options)().into_iter().map(|o| o.name).collect();
+        let victim = names.iter().position(|n| n == "victim").unwrap();
+        let mut values = defaults("dlr");
+        values[victim] = "sometimes".to_owned();
+        let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+        let error = canonical_options("dlr", &texts).unwrap_err();
+        assert!(
+            error.starts_with("bad value for option `victim` of pass `dlr`: expected one of"),
+            "{error}"
+        );
+        assert!(canonical_options("dlr", &texts[1..])
+            .unwrap_err()
+            .contains("which has"));
+        assert!(canonical_options("dl", &[])
+            .unwrap_err()
+            .starts_with("unknown pass `dl`"));
+    }
+
+    unsafe extern "C" fn record(user: *mut c_void, index: usize, value: MlirStringRef) {
+        // SAFETY: `user` is the `Vec` the test passed; `value` is valid during the call.
+        let (seen, text) = unsafe { (&mut *user.cast::<Vec<(usize, String)>>(), str_of(value)) };
+        seen.push((index, text.unwrap().to_owned()));
+    }
+
+    unsafe extern "C" fn refuse(user: *mut c_void, message: MlirStringRef) {
+        // SAFETY: as in `record`.
+        let (seen, text) = unsafe { (&mut *user.cast::<Vec<(usize, String)>>(), str_of(message)) };
+        seen.push((usize::MAX, text.unwrap().to_owned()));
+    }
+
+    /// `latticePluginOptions` on `values` for pass `mpas`: its result and what it reported.
+    fn check_mpas(values: &[&str]) -> (bool, Vec<(usize, String)>) {
+        let refs: Vec<MlirStringRef> = values.iter().map(|v| string_ref(v)).collect();
+        let mut seen: Vec<(usize, String)> = Vec::new();
+        // SAFETY: the references point into `values`, alive during the call; the callbacks take
+        // `seen`.
+        let ok = unsafe {
+            latticePluginOptions(
+                string_ref("mpas"),
+                refs.as_ptr(),
+                refs.len(),
+                record,
+                refuse,
+                (&mut seen as *mut Vec<(usize, String)>).cast(),
+            )
+        };
+        (ok, seen)
+    }
+
+    #[test]
+    fn the_entry_point_hands_back_canonical_values_or_one_error() {
+        let mut values = defaults("mpas");
+        let lookahead = (REGISTRY.get("mpas").unwrap().options)()
+            .iter()
+            .position(|o| o.name == "lookahead")
+            .unwrap();
+        values[lookahead] = "0008".to_owned();
+        let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+        let (ok, seen) = check_mpas(&texts);
+        assert!(ok);
+        assert_eq!(seen.len(), values.len());
+        assert_eq!(seen[lookahead], (lookahead, "8".to_owned()));
+
+        values[lookahead] = "-1".to_owned();
+        let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+        let (ok, seen) = check_mpas(&texts);
+        assert!(!ok);
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0].0, usize::MAX);
+        assert!(seen[0].1.contains("`lookahead`"), "{seen:?}");
+    }
+}
