@@ -6,6 +6,19 @@
 //! error fails it, the phase may not move back, the result must verify), and, only if the pass
 //! changed the module, replaces the module's body with the result.
 //!
+//! Consecutive lattice passes do not read the ops again: each keeps the LIR module it leaves in
+//! a lattice module op (with the locations and foreign attributes it carries) as an MLIR analysis
+//! of that op (`shim/cache.cpp`), and the next lattice pass starts from it. Sound because MLIR's
+//! pass manager drops every analysis a pass does not declare preserved, at and below the op it ran
+//! on, and a pass that changes IR may not declare preserved what it did not keep valid; a lattice
+//! pass declares only these states preserved, and only after writing the ops from the very state
+//! it keeps, or everything when it changed nothing. So any other pass that touches a lattice
+//! module in between makes the next lattice pass read it again; states live for one
+//! `PassManager` run. A state is the module the previous pass produced — what `lattice-opt` hands
+//! its next pass — whose ops are what the module op holds: the importer reads them back to the
+//! same module (the bridge's round-trip invariant), and the carried locations are read off the
+//! written ops.
+//!
 //! Invariants: every diagnostic of a lattice pass reaches MLIR's diagnostic engine at the op it
 //! concerns (its MLIR location, or the module's when the op is new or unknown), prefixed by the
 //! pass name (`lattice-dlr: …`), in the order the pass emitted it: errors as errors (the pass then
@@ -15,13 +28,14 @@
 //! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
 //! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
 //! prints the pass with its options (see [`textual`]).
-//! Cost: the import and export (O(V + E + B)) around the pass's own.
+//! Cost: the export (O(V + E + B)) after a pass that changed the module, and the import before a
+//! pass whose module no state describes, around the pass's own.
 
 use crate::diagnostics::file_of;
 use crate::dialect;
-use crate::export::{append_ops, Carried};
-use crate::import::{import_module, lattice_modules};
-use crate::strings::op_name;
+use crate::export::{append_ops, Carried, Kept};
+use crate::import::{import_module, lattice_modules, Imported};
+use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
 use lattice::{AnalysisManager, PassContext, Registry};
 use lattice_lir::diag::{Loc, Severity};
@@ -32,7 +46,8 @@ use melior::ir::r#type::TypeId;
 use melior::ir::{Location, OperationRef, RegionLike};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef, StringRef};
-use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirStringRef};
+use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirOperation, MlirStringRef};
+use std::ffi::c_void;
 
 /// The MLIR pass argument of a lattice pass: `lattice-` and its registered name.
 pub fn argument(pass: &str) -> String {
@@ -82,7 +97,12 @@ impl<'c> RunExternalPass<'c> for LatticePass {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        if !run_on_operation(operation, &self.spec, self.registry) {
+        // SAFETY: the C API's `MlirExternalPass` wraps its `mlir::ExternalPass`, a class derived
+        // from `mlir::Pass` alone (single, non-virtual inheritance: the `Pass` is at the same
+        // address), and that pass is running on `operation` now.
+        let ok =
+            unsafe { run_on_operation(operation, &self.spec, self.registry, pass.to_raw().ptr) };
+        if !ok {
             pass.signal_failure();
         }
     }
@@ -91,11 +111,16 @@ impl<'c> RunExternalPass<'c> for LatticePass {
 /// Runs the lattice pass `spec` (a pass of `registry`) on every lattice module of `operation`
 /// (itself included), as the MLIR pass of [`lattice_pass`] does; false when it failed on one of
 /// them, its errors then reported to MLIR's diagnostic engine. The `mlir-opt` plugin
-/// (`mlir/plugin`) calls this too, from its C++ pass.
-pub fn run_on_operation(
+/// (`mlir/plugin`) calls this too, from its C++ pass. `pass` is the `mlir::Pass` this runs as,
+/// whose analyses keep the LIR modules between lattice passes, or null to keep none.
+///
+/// # Safety
+/// `pass` is null or points at the `mlir::Pass` running on `operation` at the time of the call.
+pub unsafe fn run_on_operation(
     operation: OperationRef<'_, '_>,
     spec: &PassSpec,
     registry: Registry,
+    pass: *mut c_void,
 ) -> bool {
     // `to_ref` borrows the `ContextRef` itself (a handle on this stack frame), so the handle
     // must live as long as the `&Context`: taking it from a temporary left a dangling
@@ -104,11 +129,91 @@ pub fn run_on_operation(
     // SAFETY: the context outlives every op of it, the pass runs on one of its ops, and
     // `handle` outlives every use of `context` in this call.
     let context = unsafe { handle.to_ref() };
-    let mut ok = true;
+    let cache = (!pass.is_null()).then_some(Cache {
+        pass,
+        root: operation.to_raw(),
+    });
+    let mut changed = false;
     for module in lattice_modules(operation) {
-        ok &= run_on(spec, registry, context, module);
+        match run_on(spec, registry, context, cache, module) {
+            Outcome::Failed => return false,
+            Outcome::Unchanged => {}
+            Outcome::Changed => changed = true,
+        }
     }
-    ok
+    if let Some(cache) = cache {
+        // SAFETY: per the contract, `pass` is running.
+        unsafe { latticeMlirCachePreserve(cache.pass, !changed) };
+    }
+    true
+}
+
+/// What a lattice pass did to one lattice module.
+enum Outcome {
+    /// It failed (errors emitted); MLIR stops the pipeline.
+    Failed,
+    /// The module is as it was.
+    Unchanged,
+    /// The module op holds the pass's result.
+    Changed,
+}
+
+/// The analyses of the MLIR pass running on `root` (see `shim/cache.cpp`): the LIR module each
+/// lattice module op holds, as the last lattice pass left it.
+#[derive(Clone, Copy)]
+struct Cache {
+    pass: *mut c_void,
+    root: MlirOperation,
+}
+
+extern "C" {
+    /// `shim/cache.cpp`: takes the state cached for `module` (null: none).
+    fn latticeMlirCacheTake(
+        pass: *mut c_void,
+        root: MlirOperation,
+        module: MlirOperation,
+    ) -> *mut c_void;
+    /// `shim/cache.cpp`: caches `state` for `module`; `drop` frees it.
+    fn latticeMlirCachePut(
+        pass: *mut c_void,
+        root: MlirOperation,
+        module: MlirOperation,
+        state: *mut c_void,
+        drop: unsafe extern "C" fn(*mut c_void),
+    );
+    /// `shim/cache.cpp`: declares every analysis preserved (`everything`) or only the states.
+    fn latticeMlirCachePreserve(pass: *mut c_void, everything: bool);
+}
+
+impl Cache {
+    /// The module `module_op` holds, if a lattice pass of this run left it and nothing touched
+    /// the op since.
+    fn take<'c>(self, module_op: OperationRef<'c, '_>) -> Option<Imported<'c>> {
+        // SAFETY: `pass` runs on `root` (`run_on_operation`'s contract), an ancestor of
+        // `module_op` or the op itself.
+        let state = unsafe { latticeMlirCacheTake(self.pass, self.root, module_op.to_raw()) };
+        if state.is_null() {
+            return None;
+        }
+        // SAFETY: every state is a `Box<Imported>` made by `put` for an op of this context, which
+        // is alive (a pass runs on one of its ops), so the handles it holds are valid for `'c`.
+        Some(*unsafe { Box::from_raw(state.cast::<Imported<'c>>()) })
+    }
+
+    /// Keeps `state` as what `module_op` holds.
+    fn put(self, module_op: OperationRef<'_, '_>, state: Imported<'_>) {
+        let state = Box::into_raw(Box::new(state)).cast::<c_void>();
+        // SAFETY: as in `take`; the analysis owns `state` from now on and frees it with
+        // `drop_state`, within the pass manager's run, while the context lives.
+        unsafe { latticeMlirCachePut(self.pass, self.root, module_op.to_raw(), state, drop_state) }
+    }
+}
+
+/// Frees a state made by [`Cache::put`].
+unsafe extern "C" fn drop_state(state: *mut c_void) {
+    // SAFETY: `state` came from `Box::into_raw` in `Cache::put`, and the analysis frees it once.
+    // Dropping its MLIR handles touches no MLIR object.
+    drop(unsafe { Box::from_raw(state.cast::<Imported<'static>>()) });
 }
 
 /// A diagnostic to report: its severity, the message and where.
@@ -119,22 +224,25 @@ struct Report {
     message: String,
 }
 
-/// Runs `spec` on one lattice module; false when it failed (diagnostics emitted).
+/// Runs `spec` on one lattice module, starting from the module `cache` keeps for it, if any, and
+/// leaving the result there.
 fn run_on<'c>(
     spec: &PassSpec,
     registry: Registry,
     context: &'c Context,
+    cache: Option<Cache>,
     module_op: OperationRef<'c, '_>,
-) -> bool {
+) -> Outcome {
     let arg = argument(spec.name);
-    let imported = match import_module(module_op) {
+    let cached = cache.and_then(|cache| cache.take(module_op));
+    let imported = match cached.map_or_else(|| import_module(module_op), Ok) {
         Ok(imported) => imported,
         Err(errors) => {
             for e in errors {
                 let at = relocate(context, module_op.location(), e.loc);
                 emit(at, Severity::Error, &format!("{arg}: {e}"));
             }
-            return false;
+            return Outcome::Failed;
         }
     };
     let mut module = imported.module.clone();
@@ -152,20 +260,87 @@ fn run_on<'c>(
         emit(at, r.severity, &format!("{arg}: {}", r.message));
     }
     if failed {
-        return false;
+        return Outcome::Failed;
     }
     if module == imported.module {
-        return true;
+        if let Some(cache) = cache {
+            cache.put(module_op, imported);
+        }
+        return Outcome::Unchanged;
     }
-    if let Err(message) = replace_body(context, module_op, &module, &imported.carried) {
-        emit(
-            module_op.location(),
-            Severity::Error,
-            &format!("{arg}: {message}"),
-        );
-        return false;
+    let written = match replace_body(context, module_op, &module, &imported.carried) {
+        Ok(written) => written,
+        Err(message) => {
+            emit(
+                module_op.location(),
+                Severity::Error,
+                &format!("{arg}: {message}"),
+            );
+            return Outcome::Failed;
+        }
+    };
+    if let Some((cache, carried)) = cache.zip(carried_by(&written, &module, &imported.carried)) {
+        cache.put(module_op, Imported { module, carried });
     }
-    true
+    Outcome::Changed
+}
+
+/// What the importer would carry for `written`, the ops [`append_ops`] wrote for `module` in its
+/// order (phase, target, buffers, then σ): each op's location, read off it, and the foreign
+/// attributes `carried` held for it, which the exporter put back except those named like an
+/// attribute of the op (none, unless an op changed kind). `None` when the ops do not line up
+/// (the exporter broke its layout), so that nothing is cached from them.
+fn carried_by<'c>(
+    written: &[OperationRef<'c, '_>],
+    module: &Module,
+    carried: &Carried<'c>,
+) -> Option<Carried<'c>> {
+    if written.len() != 2 + module.buffers.len() + module.schedule.len() {
+        return None;
+    }
+    let kept = |op: &OperationRef<'c, '_>, old: Option<&Kept<'c>>| {
+        let attributes = old.map_or_else(Vec::new, |old| {
+            if old.attributes.is_empty() {
+                return Vec::new();
+            }
+            let own = dialect::own_attributes(&op_name(*op));
+            old.attributes
+                .iter()
+                .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
+                .copied()
+                .collect()
+        });
+        Kept {
+            location: op.location(),
+            attributes,
+        }
+    };
+    let (header, rest) = written.split_at(2);
+    let (buffers, ops) = rest.split_at(module.buffers.len());
+    Some(Carried {
+        header: header
+            .iter()
+            .enumerate()
+            .map(|(i, op)| kept(op, carried.header.get(i)))
+            .collect(),
+        buffers: module
+            .buffer_ids()
+            .zip(buffers)
+            .map(|(id, op)| {
+                let name = module.buffer(id).name;
+                (name, kept(op, carried.buffers.get(&name)))
+            })
+            .collect(),
+        ops: module
+            .schedule
+            .iter()
+            .zip(ops)
+            .map(|(&id, op)| {
+                let name = module.op(id).name;
+                (name, kept(op, carried.ops.get(&name)))
+            })
+            .collect(),
+    })
 }
 
 /// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
@@ -275,13 +450,13 @@ fn emit(location: Location<'_>, severity: Severity, message: &str) {
 }
 
 /// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
-/// (locations and foreign attributes).
-fn replace_body<'c>(
+/// (locations and foreign attributes); returns the ops written, in order.
+fn replace_body<'c, 'a>(
     context: &'c Context,
-    module_op: OperationRef<'c, '_>,
+    module_op: OperationRef<'c, 'a>,
     module: &Module,
     carried: &Carried<'c>,
-) -> Result<(), String> {
+) -> Result<Vec<OperationRef<'c, 'a>>, String> {
     let body = module_op
         .region(0)
         .ok()
@@ -299,5 +474,6 @@ fn replace_body<'c>(
         // SAFETY: the op belongs to this body and no op left in it uses its results.
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     }
-    append_ops(context, &body, module, carried).map_err(|e| e.to_string())
+    append_ops(context, &body, module, carried).map_err(|e| e.to_string())?;
+    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
 }

@@ -77,9 +77,10 @@ bool latticePluginOptions(MlirStringRef pass, const MlirStringRef *values, size_
                           void (*set)(void *user, size_t index, MlirStringRef value),
                           void (*fail)(void *user, MlirStringRef message), void *user);
 /// Rust: runs lattice pass `pass` with these option values (declaration order) on every lattice
-/// module of `op`; false when it failed (its errors are already MLIR diagnostics).
+/// module of `op`, as `mlirPass` (an `mlir::Pass *`, whose analyses keep the LIR modules between
+/// lattice passes); false when it failed (its errors are already MLIR diagnostics).
 bool latticePluginRun(MlirStringRef pass, const MlirStringRef *values, size_t count,
-                      MlirOperation op);
+                      MlirOperation op, void *mlirPass);
 }
 
 namespace {
@@ -122,7 +123,8 @@ public:
 
   void runOnOperation() override {
     std::vector<MlirStringRef> values = optionValues();
-    if (!latticePluginRun(toMlir(desc.name), values.data(), values.size(), wrap(getOperation())))
+    if (!latticePluginRun(toMlir(desc.name), values.data(), values.size(), wrap(getOperation()),
+                          static_cast<mlir::Pass *>(this)))
       signalPassFailure();
   }
 

@@ -167,17 +167,19 @@ fn canonical_options(pass: &str, values: &[&str]) -> Result<Vec<(String, String)
 }
 
 /// Runs lattice pass `pass` with option values `values` (declaration order) on every lattice
-/// module of `op`; false when it failed, its errors then MLIR diagnostics.
+/// module of `op`, as MLIR pass `mlir_pass`; false when it failed, its errors then MLIR
+/// diagnostics.
 ///
 /// # Safety
 /// `pass` and the `count` references at `values` must reference valid memory of their lengths;
-/// `op` must be an operation the calling MLIR pass is running on.
+/// `mlir_pass` must be the `mlir::Pass` running on `op` now.
 #[no_mangle]
 unsafe extern "C" fn latticePluginRun(
     pass: MlirStringRef,
     values: *const MlirStringRef,
     count: usize,
     op: MlirOperation,
+    mlir_pass: *mut c_void,
 ) -> bool {
     let run = AssertUnwindSafe(|| -> Result<bool, String> {
         // SAFETY: per the contract.
@@ -190,11 +192,15 @@ unsafe extern "C" fn latticePluginRun(
             options: canonical_options(name, &values)?,
         };
         // SAFETY: per the contract, `op` is live for the whole run and nothing else touches it
-        // meanwhile (MLIR runs one pass instance per op at a time).
-        let operation = unsafe { OperationRef::from_raw(op) };
-        Ok(lattice_mlir::external::run_on_operation(
-            operation, &spec, REGISTRY,
-        ))
+        // meanwhile (MLIR runs one pass instance per op at a time), and `mlir_pass` runs on it.
+        Ok(unsafe {
+            lattice_mlir::external::run_on_operation(
+                OperationRef::from_raw(op),
+                &spec,
+                REGISTRY,
+                mlir_pass,
+            )
+        })
     });
     let message = match catch_unwind(run) {
         Ok(Ok(ok)) => return ok,
