@@ -43,10 +43,11 @@ use lattice_lir::{verify_module, Module, OpId};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::TypeId;
-use melior::ir::{Location, OperationRef, RegionLike};
+use melior::ir::{Attribute, Identifier, Location, OperationRef, RegionLike};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef, StringRef};
 use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirOperation, MlirStringRef};
+use std::collections::{HashMap, HashSet};
 use std::ffi::c_void;
 
 /// The MLIR pass argument of a lattice pass: `lattice-` and its registered name.
@@ -268,7 +269,8 @@ fn run_on<'c>(
         }
         return Outcome::Unchanged;
     }
-    let written = match replace_body(context, module_op, &module, &imported.carried) {
+    let Imported { carried, .. } = imported;
+    let written = match replace_body(context, module_op, &module, &carried) {
         Ok(written) => written,
         Err(message) => {
             emit(
@@ -279,68 +281,98 @@ fn run_on<'c>(
             return Outcome::Failed;
         }
     };
-    if let Some((cache, carried)) = cache.zip(carried_by(&written, &module, &imported.carried)) {
-        cache.put(module_op, Imported { module, carried });
+    if let Some(cache) = cache {
+        if let Some(carried) = carried_after(&written, &module, carried) {
+            cache.put(module_op, Imported { module, carried });
+        }
     }
     Outcome::Changed
 }
 
 /// What the importer would carry for `written`, the ops [`append_ops`] wrote for `module` in its
-/// order (phase, target, buffers, then σ): each op's location, read off it, and the foreign
-/// attributes `carried` held for it, which the exporter put back except those named like an
-/// attribute of the op (none, unless an op changed kind). `None` when the ops do not line up
-/// (the exporter broke its layout), so that nothing is cached from them.
-fn carried_by<'c>(
+/// order (phase, target, buffers, then σ) with what `carried` held: the same location and foreign
+/// attributes for the ops it knew (the exporter wrote those back, except attributes named like
+/// one of the op's own, none unless an op changed kind), the location the exporter chose for the
+/// others (read off the op; they have no foreign attribute), nothing for ops that are gone.
+/// `None` when the ops do not line up (the exporter broke its layout), so that nothing is cached
+/// from them. O(V + B) lookups; only new ops are read.
+fn carried_after<'c>(
     written: &[OperationRef<'c, '_>],
     module: &Module,
-    carried: &Carried<'c>,
+    mut carried: Carried<'c>,
 ) -> Option<Carried<'c>> {
     if written.len() != 2 + module.buffers.len() + module.schedule.len() {
         return None;
     }
-    let kept = |op: &OperationRef<'c, '_>, old: Option<&Kept<'c>>| {
-        let attributes = old.map_or_else(Vec::new, |old| {
-            if old.attributes.is_empty() {
-                return Vec::new();
-            }
-            let own = dialect::own_attributes(&op_name(*op));
-            old.attributes
-                .iter()
-                .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
-                .copied()
-                .collect()
-        });
-        Kept {
-            location: op.location(),
-            attributes,
-        }
-    };
     let (header, rest) = written.split_at(2);
     let (buffers, ops) = rest.split_at(module.buffers.len());
-    Some(Carried {
-        header: header
-            .iter()
-            .enumerate()
-            .map(|(i, op)| kept(op, carried.header.get(i)))
-            .collect(),
-        buffers: module
-            .buffer_ids()
-            .zip(buffers)
-            .map(|(id, op)| {
-                let name = module.buffer(id).name;
-                (name, kept(op, carried.buffers.get(&name)))
-            })
-            .collect(),
-        ops: module
-            .schedule
-            .iter()
-            .zip(ops)
-            .map(|(&id, op)| {
-                let name = module.op(id).name;
-                (name, kept(op, carried.ops.get(&name)))
-            })
-            .collect(),
-    })
+    carried.header = header
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let attributes = carried
+                .header
+                .get(i)
+                .map_or_else(Vec::new, |kept| without_own(op, &kept.attributes));
+            Kept {
+                location: op.location(),
+                attributes,
+            }
+        })
+        .collect();
+    let buffer_names: Vec<u32> = module
+        .buffer_ids()
+        .map(|id| module.buffer(id).name)
+        .collect();
+    update(&mut carried.buffers, &buffer_names, buffers);
+    let op_names: Vec<u32> = module
+        .schedule
+        .iter()
+        .map(|&id| module.op(id).name)
+        .collect();
+    update(&mut carried.ops, &op_names, ops);
+    Some(carried)
+}
+
+/// Brings `kept` (by name) in line with the ops `written` under `names` (see [`carried_after`]).
+fn update<'c>(kept: &mut HashMap<u32, Kept<'c>>, names: &[u32], written: &[OperationRef<'c, '_>]) {
+    for (name, op) in names.iter().zip(written) {
+        match kept.get_mut(name) {
+            Some(old) if !old.attributes.is_empty() => {
+                old.attributes = without_own(op, &old.attributes);
+            }
+            Some(_) => {}
+            None => {
+                let fresh = Kept {
+                    location: op.location(),
+                    attributes: Vec::new(),
+                };
+                kept.insert(*name, fresh);
+            }
+        }
+    }
+    // Every name written is kept now, and names are unique (the structural verifier checked), so
+    // more entries than names means some ops are gone.
+    if kept.len() != names.len() {
+        let live: HashSet<u32> = names.iter().copied().collect();
+        kept.retain(|name, _| live.contains(name));
+    }
+}
+
+/// `attributes` without those named like an attribute `op` defines (which the exporter left out).
+fn without_own<'c>(
+    op: &OperationRef<'c, '_>,
+    attributes: &[(Identifier<'c>, Attribute<'c>)],
+) -> Vec<(Identifier<'c>, Attribute<'c>)> {
+    if attributes.is_empty() {
+        return Vec::new();
+    }
+    let own = dialect::own_attributes(&op_name(*op));
+    attributes
+        .iter()
+        .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
+        .copied()
+        .collect()
 }
 
 /// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
