@@ -16,8 +16,8 @@
 //! module in between makes the next lattice pass read it again; states live for one
 //! `PassManager` run. A state is the module the previous pass produced — what `lattice-opt` hands
 //! its next pass — whose ops are what the module op holds: the importer reads them back to the
-//! same module (the bridge's round-trip invariant), and the carried locations are read off the
-//! written ops.
+//! same module (the bridge's round-trip invariant), with the locations and foreign attributes the
+//! ops were written with.
 //!
 //! Invariants: every diagnostic of a lattice pass reaches MLIR's diagnostic engine at the op it
 //! concerns (its MLIR location, or the module's when the op is new or unknown), prefixed by the
@@ -134,13 +134,17 @@ pub unsafe fn run_on_operation(
         pass,
         root: operation.to_raw(),
     });
-    let mut changed = false;
+    let (mut changed, mut failed) = (false, false);
+    // Every module runs, so that each reports its failures.
     for module in lattice_modules(operation) {
         match run_on(spec, registry, context, cache, module) {
-            Outcome::Failed => return false,
+            Outcome::Failed => failed = true,
             Outcome::Unchanged => {}
             Outcome::Changed => changed = true,
         }
+    }
+    if failed {
+        return false;
     }
     if let Some(cache) = cache {
         // SAFETY: per the contract, `pass` is running.
