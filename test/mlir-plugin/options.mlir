@@ -20,6 +20,12 @@
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT: lattice-mpas{lookahead=32 pull=true},
 // DEFAULT: lattice-dlr{l0=double prefetch=0 victim=paper}
+// Bools are MLIR bools: a bare key sets one, as in lattice-opt.
+// RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
+// RUN:   --pass-pipeline='builtin.module(lattice-mpas{pull=false},lattice-mpas{pull})' --dump-pass-pipeline %s \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOOL
+// BOOL:      lattice-mpas{lookahead=32 pull=false},
+// BOOL-NEXT: lattice-mpas{lookahead=32 pull=true}
 
 module @matmul_tile {
   "lattice.phase"() {phase = "parsed"} : () -> ()

@@ -3,10 +3,10 @@
 // What it does: the C++ half of the `mlir-opt` pass plugin. `latticePluginInfo` fills MLIR's
 // `PassPluginLibraryInfo` (the Rust half exports it as `mlirGetPassPluginInfo`), and
 // `latticePluginRegisterPass` registers one `mlir::Pass` per lattice pass, described by the Rust
-// half from lattice's registry: its argument (`lattice-dlr`), summary, and one string option per
-// lattice option with the option's canonical default. The pass forwards option parsing and
-// running to Rust (`latticePluginOptions`, `latticePluginRun`), so C++ knows no lattice pass by
-// name and a pass added to the registry needs nothing here.
+// half from lattice's registry: its argument (`lattice-dlr`), summary, and one option per lattice
+// option (a bool for lattice's bools, else a string) with the option's canonical default. The pass
+// hands option checking and running to Rust (`latticePluginOptions`, `latticePluginRun`), so C++
+// knows no lattice pass by name and a pass added to the registry needs nothing here.
 //
 // Why C++: registering a pass with options (`mlir::registerPass`, `Pass::Option`) and the plugin
 // entry point exist in MLIR's C++ API only; the C API's external passes can register no option,
@@ -39,11 +39,13 @@
 
 namespace {
 
-/// One option of a lattice pass: its name, one-line summary and canonical default.
+/// One option of a lattice pass: its name, one-line summary, canonical default, and whether it is
+/// a bool (then MLIR parses it as one, so a bare `pull` means `pull=true`, as in lattice).
 struct OptionDesc {
   std::string name;
   std::string summary;
   std::string defaultValue;
+  bool isBool;
 };
 
 /// One lattice pass: its lattice name (`dlr`), MLIR argument (`lattice-dlr`), summary, options.
@@ -92,10 +94,18 @@ public:
       // The description's address is unique and lives as long as the process: a TypeID per pass,
       // as MLIR's registry expects of passes registered under different arguments.
       : Pass(mlir::TypeID::getFromOpaquePointer(&desc)), desc(desc) {
-    for (const OptionDesc &option : desc.options)
-      options.push_back(std::make_unique<Option<std::string>>(
-          *this, option.name, llvm::cl::desc(option.summary),
-          llvm::cl::init(option.defaultValue)));
+    for (const OptionDesc &option : desc.options) {
+      Held held;
+      if (option.isBool)
+        held.flag = std::make_unique<Option<bool>>(*this, option.name,
+                                                   llvm::cl::desc(option.summary),
+                                                   llvm::cl::init(option.defaultValue == "true"));
+      else
+        held.text = std::make_unique<Option<std::string>>(*this, option.name,
+                                                          llvm::cl::desc(option.summary),
+                                                          llvm::cl::init(option.defaultValue));
+      options.push_back(std::move(held));
+    }
   }
 
   llvm::StringRef getName() const override { return desc.argument; }
@@ -133,19 +143,32 @@ public:
   }
 
 private:
-  /// Every option's value, in declaration order (references into the options).
+  /// One option: a bool or a string, exactly one of the two set.
+  struct Held {
+    std::unique_ptr<Option<std::string>> text;
+    std::unique_ptr<Option<bool>> flag;
+  };
+
+  /// Every option's value as lattice spells it, in declaration order (references into the
+  /// options, or to static text for bools).
   std::vector<MlirStringRef> optionValues() const {
     std::vector<MlirStringRef> values;
     values.reserve(options.size());
-    for (const auto &option : options)
-      values.push_back(toMlir(option->getValue()));
+    for (const Held &option : options)
+      values.push_back(option.flag ? toMlir(option.flag->getValue() ? "true" : "false")
+                                   : toMlir(option.text->getValue()));
     return values;
   }
 
   static void setOption(void *user, size_t index, MlirStringRef value) {
     auto *pass = static_cast<LatticePass *>(user);
-    if (index < pass->options.size())
-      *pass->options[index] = toStringRef(value).str();
+    if (index >= pass->options.size())
+      return;
+    Held &option = pass->options[index];
+    if (option.flag)
+      *option.flag = toStringRef(value) == "true";
+    else
+      *option.text = toStringRef(value).str();
   }
 
   static void failOptions(void *user, MlirStringRef message) {
@@ -153,7 +176,7 @@ private:
   }
 
   const PassDesc &desc;
-  std::vector<std::unique_ptr<Option<std::string>>> options;
+  std::vector<Held> options;
   /// The last option error, handed from `failOptions` to `initializeOptions`.
   std::string failure;
 };
@@ -173,6 +196,7 @@ struct LatticeOptionDesc {
   MlirStringRef name;
   MlirStringRef summary;
   MlirStringRef defaultValue;
+  bool isBool;
 };
 
 /// Registers lattice pass `name` as `argument` with MLIR's pass registry; copies every string.
@@ -189,7 +213,7 @@ void latticePluginRegisterPass(MlirStringRef name, MlirStringRef argument,
   for (size_t i = 0; i < count; ++i)
     desc.options.push_back({toStringRef(options[i].name).str(),
                             toStringRef(options[i].summary).str(),
-                            toStringRef(options[i].defaultValue).str()});
+                            toStringRef(options[i].defaultValue).str(), options[i].isBool});
   const PassDesc &kept = descriptions().emplace_back(std::move(desc));
   mlir::registerPass([&kept] { return std::make_unique<LatticePass>(kept); });
 }

@@ -46,6 +46,7 @@ struct OptionDesc {
     name: MlirStringRef,
     summary: MlirStringRef,
     default_value: MlirStringRef,
+    is_bool: bool,
 }
 
 extern "C" {
@@ -83,6 +84,8 @@ extern "C" fn latticePluginRegisterPasses() {
                     name: string_ref(&o.name),
                     summary: string_ref(&o.summary),
                     default_value: string_ref(&o.default),
+                    // The type lattice's options describe bools with (`lattice::options`).
+                    is_bool: o.type_name == "bool",
                 })
                 .collect();
             let argument = lattice_mlir::external::argument(info.name);
