@@ -17,7 +17,9 @@
 //! `PassManager` run. A state is the module the previous pass produced — what `lattice-opt` hands
 //! its next pass — whose ops are what the module op holds: the importer reads them back to the
 //! same module (the bridge's round-trip invariant), with the locations and foreign attributes the
-//! ops were written with.
+//! ops were written with. A pass that only reordered σ (and moved the phase), like `mpas` and
+//! `cpe`, has the ops moved into the new order instead of rewritten when they are laid out as the
+//! exporter writes them, which gives the same IR: every op is as the exporter would write it.
 //!
 //! Invariants: every diagnostic of a lattice pass reaches MLIR's diagnostic engine at the op it
 //! concerns (its MLIR location, or the module's when the op is new or unknown), prefixed by the
@@ -28,8 +30,9 @@
 //! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
 //! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
 //! prints the pass with its options (see [`textual`]).
-//! Cost: the export (O(V + E + B)) after a pass that changed the module, and the import before a
-//! pass whose module no state describes, around the pass's own.
+//! Cost: the export (O(V + E + B)) after a pass that changed the module other than by moving ops
+//! (O(V + B) moves then), and the import before a pass whose module no state describes, around
+//! the pass's own.
 
 use crate::diagnostics::file_of;
 use crate::dialect;
@@ -40,10 +43,11 @@ use lattice::pipeline::PassSpec;
 use lattice::{AnalysisManager, PassContext, Registry};
 use lattice_lir::diag::{Loc, Severity};
 use lattice_lir::{verify_module, Module, OpId};
+use melior::ir::attribute::StringAttribute;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::TypeId;
-use melior::ir::{Attribute, Identifier, Location, OperationRef, RegionLike};
+use melior::ir::{Attribute, AttributeLike, Identifier, Location, OperationRef, RegionLike};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef, StringRef};
 use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirOperation, MlirStringRef};
@@ -273,24 +277,104 @@ fn run_on<'c>(
         }
         return Outcome::Unchanged;
     }
-    let Imported { carried, .. } = imported;
-    let written = match replace_body(context, module_op, &module, &carried) {
-        Ok(written) => written,
-        Err(message) => {
-            emit(
-                module_op.location(),
-                Severity::Error,
-                &format!("{arg}: {message}"),
-            );
-            return Outcome::Failed;
-        }
-    };
+    let Imported {
+        module: before,
+        carried,
+    } = imported;
+    // A pass that only moved ops (and the phase) has them moved, not rewritten.
+    let moved = only_moved(&before, &module)
+        .then(|| reorder_body(context, module_op, &before, &module))
+        .flatten();
+    let written =
+        match moved.map_or_else(|| replace_body(context, module_op, &module, &carried), Ok) {
+            Ok(written) => written,
+            Err(message) => {
+                emit(
+                    module_op.location(),
+                    Severity::Error,
+                    &format!("{arg}: {message}"),
+                );
+                return Outcome::Failed;
+            }
+        };
     if let Some(cache) = cache {
         if let Some(carried) = carried_after(&written, &module, carried) {
             cache.put(module_op, Imported { module, carried });
         }
     }
     Outcome::Changed
+}
+
+/// Whether `after` differs from `before` in σ and the phase at most.
+fn only_moved(before: &Module, after: &Module) -> bool {
+    before.name == after.name
+        && before.target == after.target
+        && before.buffers == after.buffers
+        && before.ops == after.ops
+}
+
+/// Puts the ops of `module_op`, which hold `before`, in the order of `after` and sets its phase —
+/// what writing `after` would give, since every op is otherwise the same (`only_moved`) and keeps
+/// its location and attributes — when they are laid out as the exporter writes them (phase,
+/// target, the buffers, then the other ops, which are σ: the importer reads σ as their order).
+/// Returns the ops in their new order, or `None`, before changing anything, when they are laid
+/// out otherwise (as a user may write them), so that the exporter writes them out afresh.
+/// O(V + B).
+fn reorder_body<'c, 'a>(
+    context: &'c Context,
+    module_op: OperationRef<'c, 'a>,
+    before: &Module,
+    after: &Module,
+) -> Option<Vec<OperationRef<'c, 'a>>> {
+    let body = module_op.region(0).ok()?.first_block()?;
+    let ops: Vec<OperationRef<'c, 'a>> =
+        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let first = 2 + before.buffers.len();
+    if ops.len() != first + before.schedule.len() {
+        return None;
+    }
+    let header = [dialect::PHASE, dialect::TARGET, dialect::BUFFER];
+    let laid_out = ops.iter().enumerate().all(|(i, op)| {
+        let name = op_name(*op);
+        match i {
+            0 => name == dialect::PHASE,
+            1 => name == dialect::TARGET,
+            _ if i < first => name == dialect::BUFFER,
+            _ => !header.contains(&name.as_str()),
+        }
+    });
+    if !laid_out {
+        return None;
+    }
+    let mut of_id: Vec<Option<OperationRef<'c, 'a>>> = vec![None; before.ops.len()];
+    for (&id, &op) in before.schedule.iter().zip(&ops[first..]) {
+        *of_id.get_mut(id.index())? = Some(op);
+    }
+    let placed: Option<Vec<OperationRef<'c, 'a>>> = after
+        .schedule
+        .iter()
+        .map(|id| of_id.get(id.index()).copied().flatten())
+        .collect();
+    let placed = placed?;
+    if before.phase != after.phase {
+        let phase: Attribute<'c> = StringAttribute::new(context, after.phase.keyword()).into();
+        // SAFETY: the phase op belongs to this body and the attribute to its context.
+        unsafe {
+            mlir_sys::mlirOperationSetAttributeByName(
+                ops[0].to_raw(),
+                StringRef::new("phase").to_raw(),
+                phase.to_raw(),
+            )
+        };
+    }
+    let mut anchor = ops[first - 1];
+    for &op in &placed {
+        // SAFETY: both ops belong to this body; `op` is not `anchor` (σ holds each op once, and
+        // `anchor` is a buffer, the target or the op placed before it).
+        unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), anchor.to_raw()) };
+        anchor = op;
+    }
+    Some([&ops[..first], &placed[..]].concat())
 }
 
 /// What the importer would carry for `written`, the ops [`append_ops`] wrote for `module` in its
