@@ -1,6 +1,7 @@
-//! Build script of `lattice-mlir`: with the feature `mlir`, compiles `shim/emit.cpp` (warnings and
-//! remarks into MLIR's diagnostic engine, which MLIR 22's C API cannot emit) against the headers
-//! of the LLVM/MLIR that `mlir-sys` links, found the same way: `MLIR_SYS_220_PREFIX`. Without the
+//! Build script of `lattice-mlir`: with the feature `mlir`, compiles the C++ shim — `shim/emit.cpp`
+//! (warnings and remarks into MLIR's diagnostic engine, which MLIR 22's C API cannot emit) and
+//! `shim/cache.cpp` (the lattice module a pass left, kept as an MLIR analysis) — against the
+//! headers of the LLVM/MLIR that `mlir-sys` links, found the same way: `MLIR_SYS_220_PREFIX`. Without the
 //! feature it does nothing, so the default build needs neither LLVM nor a C++ compiler.
 //!
 //! Invariant: the shim and the linked MLIR come from one prefix, so the C++ layouts agree. Fails
@@ -8,6 +9,7 @@
 
 fn main() -> Result<(), String> {
     println!("cargo:rerun-if-changed=shim/emit.cpp");
+    println!("cargo:rerun-if-changed=shim/cache.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     build_shim()
 }
@@ -37,8 +39,9 @@ fn build_shim() -> Result<(), String> {
         .warnings(true)
         .extra_warnings(true)
         .file("shim/emit.cpp")
+        .file("shim/cache.cpp")
         .try_compile("lattice_mlir_shim")
-        .map_err(|e| format!("compiling shim/emit.cpp: {e}"))
+        .map_err(|e| format!("compiling the shim (shim/*.cpp): {e}"))
 }
 
 #[cfg(not(feature = "mlir"))]

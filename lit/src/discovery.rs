@@ -1,4 +1,4 @@
-//! Finds a suite's test files: every `*.lir` file below the suite's directory of
+//! Finds a suite's test files: every `*.lir` and `*.mlir` file below the suite's directory of
 //! `<workspace>/test/`, recursively, except anything inside a directory named `Inputs`
 //! (fixtures that tests read through `%S/Inputs/...`, never tests themselves) or one the suite
 //! leaves to another crate.
@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 pub const TEST_ROOT: &str = "test";
 
 const FIXTURE_DIR: &str = "Inputs";
-const TEST_EXTENSION: &str = "lir";
+/// LIR tests, and MLIR tests (the `mlir-opt` plugin's, written like upstream MLIR's: the file is
+/// the input, its `// RUN:` lines are MLIR comments).
+const TEST_EXTENSIONS: [&str; 2] = ["lir", "mlir"];
 
 pub struct TestFile {
     /// Path relative to the workspace root, e.g. `test/dialect/roundtrip.lir`.
@@ -61,7 +63,10 @@ fn collect(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) -> io::Result<(
             if entry.file_name() != FIXTURE_DIR && !skip.contains(&path) {
                 collect(&path, skip, out)?;
             }
-        } else if path.extension().is_some_and(|ext| ext == TEST_EXTENSION) {
+        } else if path
+            .extension()
+            .is_some_and(|ext| TEST_EXTENSIONS.iter().any(|t| ext == *t))
+        {
             out.push(path);
         }
     }

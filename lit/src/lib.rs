@@ -1,8 +1,8 @@
 //! lattice's regression-test driver: a Python-free stand-in for LLVM's lit + FileCheck, run by
 //! each tool crate's `harness = false` target `tests/lit.rs` (`cargo test --test lit`).
 //!
-//! Every `*.lir` file under a suite's directories of `<workspace>/test/` (outside `Inputs/`
-//! fixture directories) becomes one libtest-mimic trial named by its path relative to the
+//! Every `*.lir` or `*.mlir` file under a suite's directories of `<workspace>/test/` (outside
+//! `Inputs/` fixture directories) becomes one libtest-mimic trial named by its path relative to the
 //! workspace root, so the usual libtest CLI (filters, `--list`, `--exact`, ...) selects files. A
 //! trial runs the file's `// RUN:` lines in order; see the modules for the conventions each step
 //! implements.

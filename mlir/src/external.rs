@@ -6,6 +6,21 @@
 //! error fails it, the phase may not move back, the result must verify), and, only if the pass
 //! changed the module, replaces the module's body with the result.
 //!
+//! Consecutive lattice passes do not read the ops again: each keeps the LIR module it leaves in
+//! a lattice module op (with the locations and foreign attributes it carries) as an MLIR analysis
+//! of that op (`shim/cache.cpp`), and the next lattice pass starts from it. Sound because MLIR's
+//! pass manager drops every analysis a pass does not declare preserved, at and below the op it ran
+//! on, and a pass that changes IR may not declare preserved what it did not keep valid; a lattice
+//! pass declares only these states preserved, and only after writing the ops from the very state
+//! it keeps, or everything when it changed nothing. So any other pass that touches a lattice
+//! module in between makes the next lattice pass read it again; states live for one
+//! `PassManager` run. A state is the module the previous pass produced — what `lattice-opt` hands
+//! its next pass — whose ops are what the module op holds: the importer reads them back to the
+//! same module (the bridge's round-trip invariant), with the locations and foreign attributes the
+//! ops were written with. A pass that only reordered σ (and moved the phase), like `mpas` and
+//! `cpe`, has the ops moved into the new order instead of rewritten when they are laid out as the
+//! exporter writes them, which gives the same IR: every op is as the exporter would write it.
+//!
 //! Invariants: every diagnostic of a lattice pass reaches MLIR's diagnostic engine at the op it
 //! concerns (its MLIR location, or the module's when the op is new or unknown), prefixed by the
 //! pass name (`lattice-dlr: …`), in the order the pass emitted it: errors as errors (the pass then
@@ -15,24 +30,30 @@
 //! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
 //! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
 //! prints the pass with its options (see [`textual`]).
-//! Cost: the import and export (O(V + E + B)) around the pass's own.
+//! Cost: the export (O(V + E + B)) after a pass that changed the module other than by moving ops
+//! (O(V + B) moves then), and the import before a pass whose module no state describes, around
+//! the pass's own.
 
 use crate::diagnostics::file_of;
 use crate::dialect;
-use crate::export::{append_ops, Carried};
-use crate::import::{import_module, lattice_modules};
-use crate::strings::op_name;
+use crate::export::{append_ops, Carried, Kept};
+use crate::import::{import_module, lattice_modules, Imported};
+use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
 use lattice::{AnalysisManager, PassContext, Registry};
 use lattice_lir::diag::{Loc, Severity};
 use lattice_lir::{verify_module, Module, OpId};
+use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
+use melior::ir::r#type::IntegerType;
 use melior::ir::r#type::TypeId;
-use melior::ir::{Location, OperationRef, RegionLike};
+use melior::ir::{Attribute, AttributeLike, Identifier, Location, OperationRef, RegionLike};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef, StringRef};
-use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirStringRef};
+use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirOperation, MlirStringRef};
+use std::collections::{HashMap, HashSet};
+use std::ffi::c_void;
 
 /// The MLIR pass argument of a lattice pass: `lattice-` and its registered name.
 pub fn argument(pass: &str) -> String {
@@ -82,21 +103,127 @@ impl<'c> RunExternalPass<'c> for LatticePass {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        // `to_ref` borrows the `ContextRef` itself (a handle on this stack frame), so the handle
-        // must live as long as the `&Context`: taking it from a temporary left a dangling
-        // reference that optimized builds reused (issue 20).
-        let handle = operation.context();
-        // SAFETY: the context outlives every op of it, this pass runs on one of its ops, and
-        // `handle` outlives every use of `context` in this call.
-        let context = unsafe { handle.to_ref() };
-        let mut ok = true;
-        for module in lattice_modules(operation) {
-            ok &= self.run_on(context, module);
-        }
+        // SAFETY: the C API's `MlirExternalPass` wraps its `mlir::ExternalPass`, a class derived
+        // from `mlir::Pass` alone (single, non-virtual inheritance: the `Pass` is at the same
+        // address), and that pass is running on `operation` now.
+        let ok =
+            unsafe { run_on_operation(operation, &self.spec, self.registry, pass.to_raw().ptr) };
         if !ok {
             pass.signal_failure();
         }
     }
+}
+
+/// Runs the lattice pass `spec` (a pass of `registry`) on every lattice module of `operation`
+/// (itself included), as the MLIR pass of [`lattice_pass`] does; false when it failed on one of
+/// them, its errors then reported to MLIR's diagnostic engine. The `mlir-opt` plugin
+/// (`mlir/plugin`) calls this too, from its C++ pass. `pass` is the `mlir::Pass` this runs as,
+/// whose analyses keep the LIR modules between lattice passes, or null to keep none.
+///
+/// # Safety
+/// `pass` is null or points at the `mlir::Pass` running on `operation` at the time of the call.
+pub unsafe fn run_on_operation(
+    operation: OperationRef<'_, '_>,
+    spec: &PassSpec,
+    registry: Registry,
+    pass: *mut c_void,
+) -> bool {
+    // `to_ref` borrows the `ContextRef` itself (a handle on this stack frame), so the handle
+    // must live as long as the `&Context`: taking it from a temporary left a dangling
+    // reference that optimized builds reused (issue 20).
+    let handle = operation.context();
+    // SAFETY: the context outlives every op of it, the pass runs on one of its ops, and
+    // `handle` outlives every use of `context` in this call.
+    let context = unsafe { handle.to_ref() };
+    let cache = (!pass.is_null()).then_some(Cache {
+        pass,
+        root: operation.to_raw(),
+    });
+    let (mut changed, mut failed) = (false, false);
+    // Every module runs, so that each reports its failures.
+    for module in lattice_modules(operation) {
+        match run_on(spec, registry, context, cache, module) {
+            Outcome::Failed => failed = true,
+            Outcome::Unchanged => {}
+            Outcome::Changed => changed = true,
+        }
+    }
+    if failed {
+        return false;
+    }
+    if let Some(cache) = cache {
+        // SAFETY: per the contract, `pass` is running.
+        unsafe { latticeMlirCachePreserve(cache.pass, !changed) };
+    }
+    true
+}
+
+/// What a lattice pass did to one lattice module.
+enum Outcome {
+    /// It failed (errors emitted); MLIR stops the pipeline.
+    Failed,
+    /// The module is as it was.
+    Unchanged,
+    /// The module op holds the pass's result.
+    Changed,
+}
+
+/// The analyses of the MLIR pass running on `root` (see `shim/cache.cpp`): the LIR module each
+/// lattice module op holds, as the last lattice pass left it.
+#[derive(Clone, Copy)]
+struct Cache {
+    pass: *mut c_void,
+    root: MlirOperation,
+}
+
+extern "C" {
+    /// `shim/cache.cpp`: takes the state cached for `module` (null: none).
+    fn latticeMlirCacheTake(
+        pass: *mut c_void,
+        root: MlirOperation,
+        module: MlirOperation,
+    ) -> *mut c_void;
+    /// `shim/cache.cpp`: caches `state` for `module`; `drop` frees it.
+    fn latticeMlirCachePut(
+        pass: *mut c_void,
+        root: MlirOperation,
+        module: MlirOperation,
+        state: *mut c_void,
+        drop: unsafe extern "C" fn(*mut c_void),
+    );
+    /// `shim/cache.cpp`: declares every analysis preserved (`everything`) or only the states.
+    fn latticeMlirCachePreserve(pass: *mut c_void, everything: bool);
+}
+
+impl Cache {
+    /// The module `module_op` holds, if a lattice pass of this run left it and nothing touched
+    /// the op since.
+    fn take<'c>(self, module_op: OperationRef<'c, '_>) -> Option<Imported<'c>> {
+        // SAFETY: `pass` runs on `root` (`run_on_operation`'s contract), an ancestor of
+        // `module_op` or the op itself.
+        let state = unsafe { latticeMlirCacheTake(self.pass, self.root, module_op.to_raw()) };
+        if state.is_null() {
+            return None;
+        }
+        // SAFETY: every state is a `Box<Imported>` made by `put` for an op of this context, which
+        // is alive (a pass runs on one of its ops), so the handles it holds are valid for `'c`.
+        Some(*unsafe { Box::from_raw(state.cast::<Imported<'c>>()) })
+    }
+
+    /// Keeps `state` as what `module_op` holds.
+    fn put(self, module_op: OperationRef<'_, '_>, state: Imported<'_>) {
+        let state = Box::into_raw(Box::new(state)).cast::<c_void>();
+        // SAFETY: as in `take`; the analysis owns `state` from now on and frees it with
+        // `drop_state`, within the pass manager's run, while the context lives.
+        unsafe { latticeMlirCachePut(self.pass, self.root, module_op.to_raw(), state, drop_state) }
+    }
+}
+
+/// Frees a state made by [`Cache::put`].
+unsafe extern "C" fn drop_state(state: *mut c_void) {
+    // SAFETY: `state` came from `Box::into_raw` in `Cache::put`, and the analysis frees it once.
+    // Dropping its MLIR handles touches no MLIR object.
+    drop(unsafe { Box::from_raw(state.cast::<Imported<'static>>()) });
 }
 
 /// A diagnostic to report: its severity, the message and where.
@@ -107,117 +234,321 @@ struct Report {
     message: String,
 }
 
-impl LatticePass {
-    /// Runs the pass on one lattice module; false when it failed (diagnostics emitted).
-    fn run_on<'c>(&self, context: &'c Context, module_op: OperationRef<'c, '_>) -> bool {
-        let arg = argument(self.spec.name);
-        let imported = match import_module(module_op) {
-            Ok(imported) => imported,
-            Err(errors) => {
-                for e in errors {
-                    let at = relocate(context, module_op.location(), e.loc);
-                    emit(at, Severity::Error, &format!("{arg}: {e}"));
-                }
-                return false;
+/// Runs `spec` on one lattice module, starting from the module `cache` keeps for it, if any, and
+/// leaving the result there.
+fn run_on<'c>(
+    spec: &PassSpec,
+    registry: Registry,
+    context: &'c Context,
+    cache: Option<Cache>,
+    module_op: OperationRef<'c, '_>,
+) -> Outcome {
+    let arg = argument(spec.name);
+    let cached = cache.and_then(|cache| cache.take(module_op));
+    let imported = match cached.map_or_else(|| import_module(module_op), Ok) {
+        Ok(imported) => imported,
+        Err(errors) => {
+            for e in errors {
+                let at = relocate(context, module_op.location(), e.loc);
+                emit(at, Severity::Error, &format!("{arg}: {e}"));
+            }
+            return Outcome::Failed;
+        }
+    };
+    let mut module = imported.module.clone();
+    let reports = run_lattice(spec, registry, &mut module);
+    let failed = reports.iter().any(|r| r.severity == Severity::Error);
+    for r in reports {
+        let name =
+            r.op.and_then(|op| module.ops.get(op.index()))
+                .map(|op| op.name);
+        let known = name.and_then(|name| imported.carried.ops.get(&name));
+        let at = known.map_or_else(
+            || relocate(context, module_op.location(), r.loc),
+            |kept| kept.location,
+        );
+        emit(at, r.severity, &format!("{arg}: {}", r.message));
+    }
+    if failed {
+        return Outcome::Failed;
+    }
+    if module == imported.module {
+        if let Some(cache) = cache {
+            cache.put(module_op, imported);
+        }
+        return Outcome::Unchanged;
+    }
+    let Imported {
+        module: before,
+        carried,
+    } = imported;
+    // A pass that only moved ops (and the phase) has them moved, not rewritten.
+    let moved = only_moved(&before, &module)
+        .then(|| reorder_body(context, module_op, &before, &module))
+        .flatten();
+    let written =
+        match moved.map_or_else(|| replace_body(context, module_op, &module, &carried), Ok) {
+            Ok(written) => written,
+            Err(message) => {
+                emit(
+                    module_op.location(),
+                    Severity::Error,
+                    &format!("{arg}: {message}"),
+                );
+                return Outcome::Failed;
             }
         };
-        let mut module = imported.module.clone();
-        let reports = self.run_lattice(&mut module);
-        let failed = reports.iter().any(|r| r.severity == Severity::Error);
-        for r in reports {
-            let name =
-                r.op.and_then(|op| module.ops.get(op.index()))
-                    .map(|op| op.name);
-            let known = name.and_then(|name| imported.carried.ops.get(&name));
-            let at = known.map_or_else(
-                || relocate(context, module_op.location(), r.loc),
-                |kept| kept.location,
-            );
-            emit(at, r.severity, &format!("{arg}: {}", r.message));
+    if let Some(cache) = cache {
+        if let Some(carried) = carried_after(&written, &module, carried) {
+            cache.put(module_op, Imported { module, carried });
         }
-        if failed {
-            return false;
-        }
-        if module == imported.module {
-            return true;
-        }
-        if let Err(message) = replace_body(context, module_op, &module, &imported.carried) {
-            emit(
-                module_op.location(),
-                Severity::Error,
-                &format!("{arg}: {message}"),
-            );
-            return false;
-        }
-        true
     }
+    Outcome::Changed
+}
 
-    /// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
-    /// does; leaves `module` as the pass left it and returns what the pass emitted (warnings and
-    /// remarks too) followed by every failure. The pass failed when an error is among them.
-    fn run_lattice(&self, module: &mut Module) -> Vec<Report> {
-        let at = |loc: Option<Loc>, message: String| Report {
-            severity: Severity::Error,
-            op: None,
-            loc,
-            message,
-        };
-        if let Err(errors) = verify_module(module) {
-            return errors
-                .iter()
-                .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
-                .collect();
-        }
-        let Some(info) = self.registry.get(self.spec.name) else {
-            return vec![at(None, self.registry.unknown_pass(self.spec.name))];
-        };
-        let mut pass = match (info.build)(&self.spec.options) {
-            Ok(pass) => pass,
-            Err(message) => return vec![at(None, message)],
-        };
-        let phase = module.phase;
-        let mut analyses = AnalysisManager::new();
-        let mut cx = PassContext::new(&mut analyses);
-        let result = pass.run(module, &mut cx);
-        let (_, _, emitted) = cx.finish();
-        let mut reports: Vec<Report> = emitted
-            .into_iter()
-            .map(|d| Report {
-                severity: d.severity,
-                op: d.op,
-                loc: None,
-                message: d.message,
-            })
-            .collect();
-        if let Err(error) = result {
-            let notes: String = error
-                .notes
-                .iter()
-                .map(|(_, n)| format!("; note: {n}"))
-                .collect();
-            reports.push(Report {
-                op: error.op,
-                ..at(None, format!("{}{notes}", error.message))
-            });
-        }
-        if reports.iter().any(|r| r.severity == Severity::Error) {
-            return reports;
-        }
-        if module.phase < phase {
-            let message = format!(
-                "the pass moved the phase back from `{phase}` to `{}`",
-                module.phase
-            );
-            reports.push(at(None, message));
-        } else if let Err(errors) = verify_module(module) {
-            reports.extend(
-                errors
-                    .iter()
-                    .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}"))),
-            );
-        }
-        reports
+/// Whether `after` differs from `before` in σ and the phase at most.
+fn only_moved(before: &Module, after: &Module) -> bool {
+    before.name == after.name
+        && before.target == after.target
+        && before.buffers == after.buffers
+        && before.ops == after.ops
+}
+
+/// Gives the ops of `module_op`, which hold `before`, the positions of `after` (their `pos`, which
+/// is σ to the importer), puts them in that order and sets its phase — what writing `after`
+/// would give, since every op is otherwise the same (`only_moved`) and keeps its location and
+/// attributes — when they are laid out as the exporter writes them (phase, target, the buffers,
+/// then the scheduled ops, each with a `pos`). Returns the ops in their new order, or `None`,
+/// before changing anything, when they are laid out otherwise (as a user may write them), so
+/// that the exporter writes them out afresh. O(V + B).
+fn reorder_body<'c, 'a>(
+    context: &'c Context,
+    module_op: OperationRef<'c, 'a>,
+    before: &Module,
+    after: &Module,
+) -> Option<Vec<OperationRef<'c, 'a>>> {
+    let body = module_op.region(0).ok()?.first_block()?;
+    let ops: Vec<OperationRef<'c, 'a>> =
+        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let first = 2 + before.buffers.len();
+    if ops.len() != first + before.schedule.len() {
+        return None;
     }
+    let header = [dialect::PHASE, dialect::TARGET, dialect::BUFFER];
+    let laid_out = ops.iter().enumerate().all(|(i, op)| {
+        let name = op_name(*op);
+        match i {
+            0 => name == dialect::PHASE,
+            1 => name == dialect::TARGET,
+            _ if i < first => name == dialect::BUFFER,
+            _ => !header.contains(&name.as_str()),
+        }
+    });
+    if !laid_out {
+        return None;
+    }
+    // The body's order need not be σ (MLIR gives a graph region's order no meaning): each op's
+    // `pos` says which op of σ it is.
+    let mut of_id: Vec<Option<OperationRef<'c, 'a>>> = vec![None; before.ops.len()];
+    for &op in &ops[first..] {
+        let pos = op
+            .attribute(dialect::POS)
+            .ok()
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .and_then(|a| usize::try_from(a.value()).ok())?;
+        let id = before.schedule.get(pos)?;
+        *of_id.get_mut(id.index())? = Some(op);
+    }
+    let placed: Option<Vec<OperationRef<'c, 'a>>> = after
+        .schedule
+        .iter()
+        .map(|id| of_id.get(id.index()).copied().flatten())
+        .collect();
+    let placed = placed?;
+    // Positions are ui32 (the exporter refuses more ops than that, so this never fails).
+    u32::try_from(placed.len()).ok()?;
+    if before.phase != after.phase {
+        let phase: Attribute<'c> = StringAttribute::new(context, after.phase.keyword()).into();
+        // SAFETY: the phase op belongs to this body and the attribute to its context.
+        unsafe {
+            mlir_sys::mlirOperationSetAttributeByName(
+                ops[0].to_raw(),
+                StringRef::new("phase").to_raw(),
+                phase.to_raw(),
+            )
+        };
+    }
+    let ui32 = IntegerType::unsigned(context, 32).into();
+    let mut anchor = ops[first - 1];
+    for (pos, &op) in (0u32..).zip(&placed) {
+        let pos: Attribute<'c> = IntegerAttribute::new(ui32, i64::from(pos)).into();
+        // SAFETY: the op belongs to this body and the attribute to its context.
+        unsafe {
+            mlir_sys::mlirOperationSetAttributeByName(
+                op.to_raw(),
+                StringRef::new(dialect::POS).to_raw(),
+                pos.to_raw(),
+            )
+        };
+        // SAFETY: both ops belong to this body; `op` is not `anchor` (σ holds each op once, and
+        // `anchor` is a buffer, the target or the op placed before it).
+        unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), anchor.to_raw()) };
+        anchor = op;
+    }
+    Some([&ops[..first], &placed[..]].concat())
+}
+
+/// What the importer would carry for `written`, the ops [`append_ops`] wrote for `module` in its
+/// order (phase, target, buffers, then σ) with what `carried` held: the same location and foreign
+/// attributes for the ops it knew (the exporter wrote those back, except attributes named like
+/// one of the op's own, none unless an op changed kind), the location the exporter chose for the
+/// others (read off the op; they have no foreign attribute), nothing for ops that are gone.
+/// `None` when the ops do not line up (the exporter broke its layout), so that nothing is cached
+/// from them. O(V + B) lookups; only new ops are read.
+fn carried_after<'c>(
+    written: &[OperationRef<'c, '_>],
+    module: &Module,
+    mut carried: Carried<'c>,
+) -> Option<Carried<'c>> {
+    if written.len() != 2 + module.buffers.len() + module.schedule.len() {
+        return None;
+    }
+    let (header, rest) = written.split_at(2);
+    let (buffers, ops) = rest.split_at(module.buffers.len());
+    carried.header = header
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let attributes = carried
+                .header
+                .get(i)
+                .map_or_else(Vec::new, |kept| without_own(op, &kept.attributes));
+            Kept {
+                location: op.location(),
+                attributes,
+            }
+        })
+        .collect();
+    let buffer_names: Vec<u32> = module
+        .buffer_ids()
+        .map(|id| module.buffer(id).name)
+        .collect();
+    update(&mut carried.buffers, &buffer_names, buffers);
+    let op_names: Vec<u32> = module
+        .schedule
+        .iter()
+        .map(|&id| module.op(id).name)
+        .collect();
+    update(&mut carried.ops, &op_names, ops);
+    Some(carried)
+}
+
+/// Brings `kept` (by name) in line with the ops `written` under `names` (see [`carried_after`]).
+fn update<'c>(kept: &mut HashMap<u32, Kept<'c>>, names: &[u32], written: &[OperationRef<'c, '_>]) {
+    for (name, op) in names.iter().zip(written) {
+        match kept.get_mut(name) {
+            Some(old) if !old.attributes.is_empty() => {
+                old.attributes = without_own(op, &old.attributes);
+            }
+            Some(_) => {}
+            None => {
+                let fresh = Kept {
+                    location: op.location(),
+                    attributes: Vec::new(),
+                };
+                kept.insert(*name, fresh);
+            }
+        }
+    }
+    // Every name written is kept now, and names are unique (the structural verifier checked), so
+    // more entries than names means some ops are gone.
+    if kept.len() != names.len() {
+        let live: HashSet<u32> = names.iter().copied().collect();
+        kept.retain(|name, _| live.contains(name));
+    }
+}
+
+/// `attributes` without those named like an attribute `op` defines (which the exporter left out).
+fn without_own<'c>(
+    op: &OperationRef<'c, '_>,
+    attributes: &[(Identifier<'c>, Attribute<'c>)],
+) -> Vec<(Identifier<'c>, Attribute<'c>)> {
+    if attributes.is_empty() {
+        return Vec::new();
+    }
+    let own = dialect::own_attributes(&op_name(*op));
+    attributes
+        .iter()
+        .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
+        .copied()
+        .collect()
+}
+
+/// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
+/// does; leaves `module` as the pass left it and returns what the pass emitted (warnings and
+/// remarks too) followed by every failure. The pass failed when an error is among them.
+fn run_lattice(spec: &PassSpec, registry: Registry, module: &mut Module) -> Vec<Report> {
+    let at = |loc: Option<Loc>, message: String| Report {
+        severity: Severity::Error,
+        op: None,
+        loc,
+        message,
+    };
+    if let Err(errors) = verify_module(module) {
+        return errors
+            .iter()
+            .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
+            .collect();
+    }
+    let Some(info) = registry.get(spec.name) else {
+        return vec![at(None, registry.unknown_pass(spec.name))];
+    };
+    let mut pass = match (info.build)(&spec.options) {
+        Ok(pass) => pass,
+        Err(message) => return vec![at(None, message)],
+    };
+    let phase = module.phase;
+    let mut analyses = AnalysisManager::new();
+    let mut cx = PassContext::new(&mut analyses);
+    let result = pass.run(module, &mut cx);
+    let (_, _, emitted) = cx.finish();
+    let mut reports: Vec<Report> = emitted
+        .into_iter()
+        .map(|d| Report {
+            severity: d.severity,
+            op: d.op,
+            loc: None,
+            message: d.message,
+        })
+        .collect();
+    if let Err(error) = result {
+        let notes: String = error
+            .notes
+            .iter()
+            .map(|(_, n)| format!("; note: {n}"))
+            .collect();
+        reports.push(Report {
+            op: error.op,
+            ..at(None, format!("{}{notes}", error.message))
+        });
+    }
+    if reports.iter().any(|r| r.severity == Severity::Error) {
+        return reports;
+    }
+    if module.phase < phase {
+        let message = format!(
+            "the pass moved the phase back from `{phase}` to `{}`",
+            module.phase
+        );
+        reports.push(at(None, message));
+    } else if let Err(errors) = verify_module(module) {
+        reports.extend(
+            errors
+                .iter()
+                .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}"))),
+        );
+    }
+    reports
 }
 
 /// An MLIR location for a LIR position: at that line and column of the module's file when the
@@ -260,13 +591,13 @@ fn emit(location: Location<'_>, severity: Severity, message: &str) {
 }
 
 /// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
-/// (locations and foreign attributes).
-pub(crate) fn replace_body<'c>(
+/// (locations and foreign attributes); returns the ops written, in order.
+pub(crate) fn replace_body<'c, 'a>(
     context: &'c Context,
-    module_op: OperationRef<'c, '_>,
+    module_op: OperationRef<'c, 'a>,
     module: &Module,
     carried: &Carried<'c>,
-) -> Result<(), String> {
+) -> Result<Vec<OperationRef<'c, 'a>>, String> {
     let body = module_op
         .region(0)
         .ok()
@@ -284,5 +615,6 @@ pub(crate) fn replace_body<'c>(
         // SAFETY: the op belongs to this body and no op left in it uses its results.
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     }
-    append_ops(context, &body, module, carried).map_err(|e| e.to_string())
+    append_ops(context, &body, module, carried).map_err(|e| e.to_string())?;
+    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
 }

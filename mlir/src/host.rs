@@ -142,10 +142,12 @@ fn replace<'c>(
     result: &Module,
     carried: &Carried<'c>,
 ) -> Result<(), Vec<Diagnostic>> {
-    replace_body(context, module_op, result, carried).map_err(|message| {
-        let loc = crate::diagnostics::loc_of(module_op.location());
-        vec![Diagnostic::error(loc, message)]
-    })
+    replace_body(context, module_op, result, carried)
+        .map(|_written| ())
+        .map_err(|message| {
+            let loc = crate::diagnostics::loc_of(module_op.location());
+            vec![Diagnostic::error(loc, message)]
+        })
 }
 
 fn check_pipeline(text: &str) -> Result<String, String> {

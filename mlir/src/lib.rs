@@ -10,7 +10,8 @@
 //!   user's IR around the lattice modules, and pipelines mixing upstream and lattice passes;
 //! - `external` and `pipeline`: every pass of a lattice registry as an MLIR external pass, and
 //!   mixed pipelines such as `canonicalize,lattice-mpas,lattice-dlr,lattice-verify` in an MLIR
-//!   `PassManager`, failures reported as MLIR diagnostics.
+//!   `PassManager`, failures reported as MLIR diagnostics; `external::run_on_operation` is also
+//!   what the `mlir-opt` pass plugin (`mlir/plugin`, its own workspace) runs.
 
 // `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
 // `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.

@@ -12,6 +12,8 @@
 //!   text, IR-printing headers), the printed pipeline rebuilds the same one, and lattice passes
 //!   run at any nesting level (`builtin.module(builtin.module(…))`, `any(…)`);
 //! - foreign attributes on lattice ops (`npu.tag`) survive import, rewriting passes and export;
+//! - a lattice pass after another starts from the module the first left only while no other pass
+//!   changed it in between;
 //! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input;
 //! - σ is each op's `pos`: a body shuffled by hand reads back to the same module;
 //! - MLIR bytecode reads like the text it was made from, errors located in that text's file;
@@ -1400,5 +1402,58 @@ fn lattice_opt_runs_pipelines_mixing_upstream_and_lattice_passes() {
     assert_eq!(
         print_module(&mlir_to_lir(std::fs::read_to_string(&out).unwrap()).unwrap()),
         print_module(&expected)
+    );
+}
+
+#[test]
+fn a_change_between_two_lattice_passes_is_seen_by_the_second() {
+    // The second lattice pass would start from the module the first left; an upstream pass in
+    // between (the transform interpreter, setting `cycles` on every command) must make it read
+    // the ops again, or its rewrite would put the old cycles back.
+    let parsed = smallest_case();
+    let lattice_module = lir_to_mlir_text(&parsed).unwrap();
+    let text = format!(
+        "module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
+    %commands = transform.structured.match ops{{[\"lattice.command\"]}} in %root : (!transform.any_op) -> !transform.any_op
+    %cycles = transform.param.constant 999 : ui64 -> !transform.any_param
+    transform.annotate %commands \"cycles\" = %cycles : !transform.any_op, !transform.any_param
+    transform.yield
+  }}
+{lattice_module}}}
+"
+    );
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let run = |pipeline: &str| {
+        let mut mlir = MlirModule::parse(&context, &text).unwrap();
+        let manager = MlirPassManager::new(&context);
+        add_pipeline(&manager, pipeline, REGISTRY).unwrap();
+        assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
+        import_single(mlir.as_operation()).unwrap().module
+    };
+    let cycles = |module: &Module| -> Vec<u64> {
+        module
+            .ops
+            .iter()
+            .filter_map(|op| match op.kind {
+                lattice_lir::OpKind::Compute { cycles, .. } => Some(cycles),
+                _ => None,
+            })
+            .collect()
+    };
+    let before = run("builtin.module(lattice-mpas,lattice-dlr)");
+    assert_eq!(before.phase, Phase::Planned);
+    assert!(
+        cycles(&before).iter().any(|&c| c != 999),
+        "{:?}",
+        cycles(&before)
+    );
+    let changed = run("builtin.module(lattice-mpas,transform-interpreter,lattice-dlr)");
+    assert_eq!(changed.phase, Phase::Planned);
+    let seen = cycles(&changed);
+    assert!(
+        !seen.is_empty() && seen.iter().all(|&c| c == 999),
+        "{seen:?}"
     );
 }
