@@ -12,7 +12,7 @@
 
 use super::footprint::{Footprint, METERS};
 use super::seed::{seed, Keys, Seed};
-use crate::timing::{evaluate, tails, Cyclic, FixedGraph, PipeOrder, Times};
+use crate::timing::{evaluate, Cyclic, FixedGraph, PipeOrder, Times};
 use lattice_lir::{Module, OpId};
 
 /// The best seed found: its pipe order, its σ and its timing.
@@ -33,6 +33,9 @@ pub(crate) struct SeedInput<'a> {
     pub footprint: &'a Footprint,
     /// Freeze start − earliest start, per op.
     pub slack: &'a [u64],
+    /// Downstream criticality over G_fixed alone (the timing's tails), per op. The constraint
+    /// graph's order-only edges delay nothing, so its tails are these.
+    pub criticality: &'a [u64],
     /// Position in Freeze's σ, per op.
     pub position: &'a [usize],
     /// Most bytes each meter may hold at once along σ (physical, logical).
@@ -50,8 +53,6 @@ pub(crate) fn justified_seed(
     let reversed = graph.reversed();
     let back_footprint = Footprint::of(input.module, true);
     let back_position: Vec<usize> = input.position.iter().map(|&p| n - p).collect();
-    let fixed = evaluate(graph, None)?;
-    let criticality = tails(graph, None, &fixed);
     let forward = |primary: &[u64]| {
         let keys = Keys {
             primary,
@@ -75,7 +76,7 @@ pub(crate) fn justified_seed(
             });
         }
     };
-    let first = forward(&criticality);
+    let first = forward(input.criticality);
     let times = evaluate(graph, Some(&first.order))?;
     let mut ends = times.end.clone();
     consider(first, times);

@@ -174,11 +174,13 @@ fn prepare(module: &Module, freeze: &Timing, options: &CpeOptions) -> Result<Pre
     let seeded = if options.seed {
         let [physical, logical] = footprint.peaks(&c.schedule);
         let slack = canon.per_op(&freeze.slack);
+        let criticality = canon.per_op(&freeze.tails);
         let position: Vec<usize> = (0..c.ops.len()).collect();
         let input = justify::SeedInput {
             module: c,
             footprint: &footprint,
             slack: &slack,
+            criticality: &criticality,
             position: &position,
             budget: [physical, logical_budget(options, logical)],
         };

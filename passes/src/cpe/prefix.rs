@@ -2,7 +2,7 @@
 //! whose nodes hold (sum, best prefix sum) of their range. The seed keeps the resident-byte
 //! changes of the ops it has not placed yet, in reference order, so that it can ask how high the
 //! resident bytes would climb if the rest followed that order. O(n) to build, O(log n) per update,
-//! O((k + 1) log n) per query with k values read as zero (the seed's safety test asks that for an
+//! O(1) per query of the whole sequence, O((k + 1) log n) per query with k values read as zero (the seed's safety test asks that for an
 //! op and its armed predecessors, instead of writing the tree twice per candidate).
 
 /// Sums and best prefix sums over a fixed-length sequence.
@@ -57,6 +57,11 @@ impl PrefixMax {
         join(left, right)
     }
 
+    /// The largest sum of a prefix of the sequence (the empty prefix counts, so never below 0).
+    pub fn best_prefix(&self) -> i64 {
+        self.best[1]
+    }
+
     /// The largest sum of a prefix of the sequence with the values at `zeroed` (increasing
     /// indices) read as 0; the empty prefix counts, so never below 0.
     pub fn best_prefix_without(&self, zeroed: &[usize]) -> i64 {
@@ -93,11 +98,12 @@ mod tests {
     #[test]
     fn best_prefix_follows_updates() {
         let mut t = PrefixMax::new(&[3, -5, 4, 1, -2]);
-        assert_eq!(t.best_prefix_without(&[]), 3);
+        assert_eq!(t.best_prefix(), 3);
         t.set(1, 0);
+        assert_eq!(t.best_prefix(), 8);
         assert_eq!(t.best_prefix_without(&[]), 8);
         t.set(0, -1);
-        assert_eq!(t.best_prefix_without(&[]), 4);
+        assert_eq!(t.best_prefix(), 4);
         assert_eq!(PrefixMax::new(&[]).best_prefix_without(&[]), 0);
         assert_eq!(PrefixMax::new(&[-1, -1]).best_prefix_without(&[]), 0);
     }

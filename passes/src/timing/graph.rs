@@ -74,9 +74,15 @@ impl FixedGraph {
         // Collected by `to` already: one stable pass by `from` sorts them by (from, to).
         let mut edges = counting_sort(n, &edges, |&(a, _)| a);
         edges.dedup();
-        extra.retain(|e| keep(e) && edges.binary_search(e).is_err());
+        extra.retain(keep);
         let mut extra = sorted_pairs(n, &extra);
         extra.dedup();
+        // Both lists sorted: one merge drops the order-only edges that are timed ones too.
+        let mut timed = edges.iter().peekable();
+        extra.retain(|e| {
+            while timed.next_if(|t| *t < e).is_some() {}
+            timed.peek() != Some(&e)
+        });
         FixedGraph {
             timed: Adjacency::new(n, edges),
             order_only: Adjacency::new(n, extra),
