@@ -162,6 +162,8 @@ struct Prepared {
     clock: Instant,
 }
 
+/// Builds everything up to the seed, which needs Freeze's peaks (read off the footprint) but not
+/// the replay's verdict, so that the replay can run meanwhile.
 fn prepare(module: &Module, freeze: &Timing, options: &CpeOptions) -> Result<Prepared, CpeError> {
     let clock = Instant::now();
     // All the work happens on the σ-relabeled copy, where op ids are Freeze positions.

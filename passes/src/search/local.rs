@@ -36,9 +36,9 @@ use std::time::Instant;
 const HISTORY: usize = 32;
 /// Farthest a swap or reinsertion moves a task.
 const REACH: usize = 16;
-/// Repair moves per search step: one move costs O(span) against a full evaluation's
-/// O(V log V), about a thousandth of it on the shipped attention cases, so a step's worth of
-/// moves is still cheaper than the step it replaces.
+/// Repair moves per search step: a move costs O(span + uses) where a full evaluation costs
+/// O((V + E) log V), so on modules of thousands of ops a step's worth of moves costs about what
+/// the step it replaces would (FlashAttention_Case1's peak runs take no longer with the repair).
 const REPAIR_MOVES: u64 = 512;
 
 /// The best a chain found.
