@@ -24,7 +24,8 @@
 //! ([`ReplayOptions::ignore_reuse`]) times the plan without its reuse dependencies and counts the
 //! ownership conflicts that timing creates; [`reorder_static_errors`] counts the static errors of
 //! a plan whose σ was replaced. Complexity: O((V + E) log V) for the whole replay, plus the
-//! reachability sweeps for orderings that no single edge states (see `reach.rs`).
+//! reachability sweeps for orderings that no single edge states (see `reach.rs`); the hand-off
+//! and ownership checks run on two threads, with the same violations in the same order.
 
 pub mod category;
 mod edges;
@@ -115,10 +116,27 @@ pub fn replay(module: &Module, options: &ReplayOptions) -> Replay {
     };
     let t = timing::timing(m, timed);
     if planned {
-        if !options.ignore_reuse {
-            hand_off::check_hand_offs(m, &sigma, &r, &full, &mut out);
-        }
-        metrics.ownership_conflicts = ownership::check_ownership(m, &r, &t, &mut out);
+        // The two timing-level checks read the same inputs and write nothing else: they run side
+        // by side, and their violations are appended in the order a single thread gives.
+        let (hand_offs, (conflicts, owners)) = std::thread::scope(|scope| {
+            let hand_offs = (!options.ignore_reuse).then(|| {
+                scope.spawn(|| {
+                    let mut found = Vec::new();
+                    hand_off::check_hand_offs(m, &sigma, &r, &full, &mut found);
+                    found
+                })
+            });
+            let mut owners = Vec::new();
+            let conflicts = ownership::check_ownership(m, &r, &t, &mut owners);
+            let hand_offs = hand_offs.map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (hand_offs, (conflicts, owners))
+        });
+        out.extend(hand_offs.into_iter().flatten());
+        out.extend(owners);
+        metrics.ownership_conflicts = conflicts;
     }
 
     let tier_name = |t: usize| m.target.tiers[t].name.clone();
