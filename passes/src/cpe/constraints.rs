@@ -17,11 +17,13 @@
 //! reuse dependencies; acceptance checks that rather than assuming it. O(V + uses) plus the
 //! graph's edge sort.
 
+use super::canonical::Canonical;
 use crate::timing::FixedGraph;
 use lattice_lir::{Module, OpId, OpKind};
 
-/// G_fixed of `module` with the containment, L0-exclusivity and spill-order edges of its σ.
-pub(crate) fn constraint_graph(module: &Module) -> FixedGraph {
+/// G_fixed of `module` with the containment, L0-exclusivity and spill-order edges of its σ, in
+/// the ids of `canon` (Freeze positions).
+pub(crate) fn constraint_graph(module: &Module, canon: &Canonical) -> FixedGraph {
     let mut extra = Vec::new();
     let mut open: Vec<Option<OpId>> = vec![None; module.buffers.len()];
     let mut uses: Vec<Vec<OpId>> = vec![Vec::new(); module.buffers.len()];
@@ -32,10 +34,11 @@ pub(crate) fn constraint_graph(module: &Module) -> FixedGraph {
         (module.target.l0_exclusive && module.target.tiers.get(tier.index())?.staging)
             .then_some(tier.index())
     };
-    for &id in &module.schedule {
-        let Some(op) = module.ops.get(id.index()) else {
+    for &original in &module.schedule {
+        let Some(op) = module.ops.get(original.index()) else {
             continue;
         };
+        let id = canon.id(original);
         match op.kind {
             OpKind::Alloc { buffer, .. } | OpKind::SpillIn { buffer, .. } => {
                 if let Some(tier) = exclusive_tier(buffer) {
@@ -67,5 +70,5 @@ pub(crate) fn constraint_graph(module: &Module) -> FixedGraph {
             }
         }
     }
-    FixedGraph::with_order_edges(module, extra)
+    FixedGraph::relabeled(module, &canon.position, extra)
 }

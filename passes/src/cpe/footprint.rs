@@ -29,8 +29,9 @@ pub(crate) struct Footprint {
 }
 
 impl Footprint {
-    /// The footprint of every op of `module`, read forwards or backwards.
-    pub fn of(module: &Module, backwards: bool) -> Self {
+    /// The footprint of every op of `module`, read forwards or backwards, with op `v` at index
+    /// `position[v]` (the relabelling CPE works in, a permutation).
+    pub fn of(module: &Module, position: &[usize], backwards: bool) -> Self {
         let n = module.ops.len();
         let meter = || Meter {
             opens: vec![0; n],
@@ -40,7 +41,8 @@ impl Footprint {
             meters: [meter(), meter()],
             lazy: vec![false; n],
         };
-        for (i, op) in module.ops.iter().enumerate() {
+        for (v, op) in module.ops.iter().enumerate() {
+            let i = position[v];
             let Some(buffer) = op
                 .kind
                 .buffers()

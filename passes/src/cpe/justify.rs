@@ -13,7 +13,7 @@
 use super::footprint::{Footprint, METERS};
 use super::seed::{seed, Keys, Seed};
 use crate::timing::{evaluate, Cyclic, FixedGraph, PipeOrder, Times};
-use lattice_lir::{Module, OpId};
+use lattice_lir::OpId;
 
 /// The best seed found: its pipe order, its σ and its timing.
 pub(crate) struct Seeded {
@@ -27,10 +27,10 @@ pub(crate) struct Seeded {
 
 /// What the seed needs besides the graph.
 pub(crate) struct SeedInput<'a> {
-    /// The module the graph was built from.
-    pub module: &'a Module,
     /// Resident-byte effects along σ, forwards.
     pub footprint: &'a Footprint,
+    /// The same, backwards.
+    pub back_footprint: &'a Footprint,
     /// Freeze start − earliest start, per op.
     pub slack: &'a [u64],
     /// Downstream criticality over G_fixed alone (the timing's tails), per op. The constraint
@@ -51,7 +51,6 @@ pub(crate) fn justified_seed(
 ) -> Result<Option<Seeded>, Cyclic> {
     let n = graph.len();
     let reversed = graph.reversed();
-    let back_footprint = Footprint::of(input.module, true);
     let back_position: Vec<usize> = input.position.iter().map(|&p| n - p).collect();
     let forward = |primary: &[u64]| {
         let keys = Keys {
@@ -86,7 +85,7 @@ pub(crate) fn justified_seed(
             slack: input.slack,
             position: &back_position,
         };
-        let back = seed(&reversed, &back_footprint, &keys, input.budget);
+        let back = seed(&reversed, input.back_footprint, &keys, input.budget);
         let back_ends = evaluate(&reversed, Some(&back.order))?.end;
         let chains = back
             .order

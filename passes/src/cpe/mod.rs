@@ -140,9 +140,18 @@ pub fn refine_with(
     options: &CpeOptions,
 ) -> Result<Refinement, CpeError> {
     check_phase(module)?;
+    // Everything below reads ids through σ: a σ that is not a permutation of the ops is the
+    // verifier's to describe.
+    let canon = Canonical::of(module).ok_or_else(|| {
+        let fallback = CpeError::InvalidPlan {
+            count: 1,
+            first: "σ does not list every op exactly once".into(),
+        };
+        untimeable(module, fallback)
+    })?;
     std::thread::scope(|scope| {
         let replayed = scope.spawn(|| valid_metrics(module));
-        let prepared = prepare(module, freeze, options);
+        let prepared = prepare(module, canon, freeze, options);
         let freeze_metrics = replayed
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -164,23 +173,28 @@ struct Prepared {
 
 /// Builds everything up to the seed, which needs Freeze's peaks (read off the footprint) but not
 /// the replay's verdict, so that the replay can run meanwhile.
-fn prepare(module: &Module, freeze: &Timing, options: &CpeOptions) -> Result<Prepared, CpeError> {
+fn prepare(
+    module: &Module,
+    canon: Canonical,
+    freeze: &Timing,
+    options: &CpeOptions,
+) -> Result<Prepared, CpeError> {
     let clock = Instant::now();
-    // All the work happens on the σ-relabeled copy, where op ids are Freeze positions.
-    let canon = Canonical::of(module);
-    let c = &canon.module;
-    let graph = constraints::constraint_graph(c);
-    let footprint = Footprint::of(c, false);
-    let order = PipeOrder::of_sigma(&graph, &c.schedule);
+    // All the work happens in Freeze positions (see `canonical`), where Freeze's σ is 0, 1, 2, …
+    let graph = constraints::constraint_graph(module, &canon);
+    let footprint = Footprint::of(module, &canon.position, false);
+    let sigma = canon.freeze_sigma();
+    let order = PipeOrder::of_sigma(&graph, &sigma);
     let times = evaluate(&graph, Some(&order))?;
     let seeded = if options.seed {
-        let [physical, logical] = footprint.peaks(&c.schedule);
+        let [physical, logical] = footprint.peaks(&sigma);
         let slack = canon.per_op(&freeze.slack);
         let criticality = canon.per_op(&freeze.tails);
-        let position: Vec<usize> = (0..c.ops.len()).collect();
+        let position: Vec<usize> = (0..sigma.len()).collect();
+        let back_footprint = Footprint::of(module, &canon.position, true);
         let input = justify::SeedInput {
-            module: c,
             footprint: &footprint,
+            back_footprint: &back_footprint,
             slack: &slack,
             criticality: &criticality,
             position: &position,
@@ -227,9 +241,9 @@ fn improve(
         seeded,
         clock,
     } = prepared;
-    let c = &canon.module;
+    let freeze_sigma = canon.freeze_sigma();
     debug_assert_eq!(
-        footprint.peaks(&c.schedule),
+        footprint.peaks(&freeze_sigma),
         [freeze_metrics.physical_peak, freeze_metrics.logical_peak],
         "the footprint's peaks along Freeze's σ are the replay's"
     );
@@ -248,7 +262,7 @@ fn improve(
                 ..CpeStats::default()
             },
         },
-        sigma: c.schedule.clone(),
+        sigma: freeze_sigma,
     };
     let logical_budget = logical_budget(options, freeze_metrics.logical_peak);
     // Offers a pipe order with its σ (by default a linear extension close to the incumbent's):

@@ -63,17 +63,36 @@ impl FixedGraph {
     }
 
     /// The dependencies of `module` plus order-only edges `(from, to)`.
-    pub fn with_order_edges(module: &Module, mut extra: Vec<(OpId, OpId)>) -> Self {
+    pub fn with_order_edges(module: &Module, extra: Vec<(OpId, OpId)>) -> Self {
+        Self::assemble(module, |i| i, extra)
+    }
+
+    /// [`Self::with_order_edges`] with op `v` of `module` as node `position[v]`: a permutation of
+    /// the ops, which `extra` is already in. Builds the graph of a relabeled copy of the module
+    /// without making the copy.
+    pub fn relabeled(module: &Module, position: &[usize], extra: Vec<(OpId, OpId)>) -> Self {
+        Self::assemble(module, |i| position[i], extra)
+    }
+
+    fn assemble(
+        module: &Module,
+        label: impl Fn(usize) -> usize,
+        mut extra: Vec<(OpId, OpId)>,
+    ) -> Self {
         let n = module.ops.len();
         let mut edges: Vec<(OpId, OpId)> = Vec::with_capacity(module.dep_count());
         for (i, op) in module.ops.iter().enumerate() {
-            edges.extend(op.deps.iter().map(|d| (d.op, OpId::new(i))));
+            let to = OpId::new(label(i));
+            edges.extend(
+                op.deps
+                    .iter()
+                    .filter(|d| d.op.index() < n && d.op.index() != i)
+                    .map(|d| (OpId::new(label(d.op.index())), to)),
+            );
         }
-        let keep = |&(a, b): &(OpId, OpId)| a != b && a.index() < n && b.index() < n;
-        edges.retain(keep);
-        // Collected by `to` already: one stable pass by `from` sorts them by (from, to).
-        let mut edges = counting_sort(n, &edges, |&(a, _)| a);
+        let mut edges = sorted_pairs(n, &edges);
         edges.dedup();
+        let keep = |&(a, b): &(OpId, OpId)| a != b && a.index() < n && b.index() < n;
         extra.retain(keep);
         let mut extra = sorted_pairs(n, &extra);
         extra.dedup();
@@ -83,11 +102,17 @@ impl FixedGraph {
             while timed.next_if(|t| *t < e).is_some() {}
             timed.peek() != Some(&e)
         });
+        let mut cycles = vec![0; n];
+        let mut pipe = vec![None; n];
+        for (i, op) in module.ops.iter().enumerate() {
+            cycles[label(i)] = op.kind.cycles();
+            pipe[label(i)] = op.kind.pipe();
+        }
         FixedGraph {
             timed: Adjacency::new(n, edges),
             order_only: Adjacency::new(n, extra),
-            cycles: module.ops.iter().map(|op| op.kind.cycles()).collect(),
-            pipe: module.ops.iter().map(|op| op.kind.pipe()).collect(),
+            cycles,
+            pipe,
             pipes: module.target.pipes.len(),
         }
     }
