@@ -12,8 +12,9 @@
 //! spill export order, so the exported memory and spill files stay byte-identical.
 //!
 //! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted).
-//! Deterministic: the work runs on a copy whose op ids are Freeze positions (`canonical`), and
-//! every choice is keyed by times, keys and those ids, so the result does not depend on how the
+//! Deterministic: the work runs in op ids that are Freeze positions (`canonical`; the graphs are
+//! built in them, the module is not copied), and every choice is keyed by times, keys and those
+//! ids, so the result does not depend on how the
 //! module's arena is laid out. The verifier's replay of the input runs on a second thread
 //! beside the seed, which needs only Freeze's peaks (see [`refine_with`]). Cost:
 //! O((1 + 2·justify + passes · candidates) · (V + E) log V) plus one verifier replay per offered
@@ -159,8 +160,8 @@ pub fn refine_with(
     })
 }
 
-/// What CPE builds before it needs Freeze's metrics: the relabeled copy, its constraint graph,
-/// footprint and Freeze timing, and the justified seed.
+/// What CPE builds before it needs Freeze's metrics: the relabelling, the constraint graph,
+/// footprint and Freeze timing in it, and the justified seed.
 struct Prepared {
     canon: Canonical,
     graph: FixedGraph,
@@ -326,7 +327,7 @@ fn improve(
     Ok(best.result)
 }
 
-/// The result so far and its σ on the relabeled copy.
+/// The result so far and its σ in Freeze positions.
 struct Incumbent {
     result: Refinement,
     sigma: Vec<OpId>,

@@ -68,8 +68,8 @@ impl FixedGraph {
     }
 
     /// [`Self::with_order_edges`] with op `v` of `module` as node `position[v]`: a permutation of
-    /// the ops, which `extra` is already in. Builds the graph of a relabeled copy of the module
-    /// without making the copy.
+    /// the ops, which `extra` is already in: the graph a relabeled copy of the module would
+    /// have, without making the copy.
     pub fn relabeled(module: &Module, position: &[usize], extra: Vec<(OpId, OpId)>) -> Self {
         Self::assemble(module, |i| position[i], extra)
     }
