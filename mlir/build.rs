@@ -9,10 +9,14 @@
 
 fn main() -> Result<(), String> {
     println!("cargo:rerun-if-changed=shim/emit.cpp");
+    println!("cargo:rerun-if-changed=shim/cxx_build.rs");
     println!("cargo:rerun-if-changed=shim/cache.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     build_shim()
 }
+
+#[cfg(feature = "mlir")]
+include!("shim/cxx_build.rs");
 
 #[cfg(feature = "mlir")]
 fn build_shim() -> Result<(), String> {
@@ -27,17 +31,7 @@ fn build_shim() -> Result<(), String> {
             include.display()
         ));
     }
-    // LLVM is built without RTTI and exceptions; `-isystem` keeps its headers' warnings out of
-    // the shim's.
-    cc::Build::new()
-        .cpp(true)
-        .std("c++17")
-        .flag("-fno-rtti")
-        .flag("-fno-exceptions")
-        .flag("-isystem")
-        .flag(include.as_os_str())
-        .warnings(true)
-        .extra_warnings(true)
+    mlir_shim_build(&include)
         .file("shim/emit.cpp")
         .file("shim/cache.cpp")
         .try_compile("lattice_mlir_shim")

@@ -12,8 +12,11 @@
 
 use std::path::{Path, PathBuf};
 
+include!("../shim/cxx_build.rs");
+
 fn main() -> Result<(), String> {
     println!("cargo:rerun-if-changed=shim/plugin.cpp");
+    println!("cargo:rerun-if-changed=../shim/cxx_build.rs");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_LINK_SHARED");
     if std::env::var("MLIR_SYS_LINK_SHARED").as_deref() != Ok("1") {
@@ -33,17 +36,7 @@ fn main() -> Result<(), String> {
             include.display()
         ));
     }
-    // LLVM is built without RTTI and exceptions; `-isystem` keeps its headers' warnings out of
-    // the shim's.
-    cc::Build::new()
-        .cpp(true)
-        .std("c++17")
-        .flag("-fno-rtti")
-        .flag("-fno-exceptions")
-        .flag("-isystem")
-        .flag(include.as_os_str())
-        .warnings(true)
-        .extra_warnings(true)
+    mlir_shim_build(&include)
         .file("shim/plugin.cpp")
         .try_compile("lattice_mlir_plugin_shim")
         .map_err(|e| format!("compiling shim/plugin.cpp: {e}"))?;
