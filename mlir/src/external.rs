@@ -591,7 +591,9 @@ fn emit(location: Location<'_>, severity: Severity, message: &str) {
 }
 
 /// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
-/// (locations and foreign attributes); returns the ops written, in order.
+/// (locations and foreign attributes); returns the ops written, in order. The new ops are written
+/// after the old ones before any is destroyed, so when writing fails the module is left as it was
+/// (the partly written ops are removed instead).
 pub(crate) fn replace_body<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
@@ -605,16 +607,31 @@ pub(crate) fn replace_body<'c, 'a>(
         .ok_or("the module has no body")?;
     let old: Vec<OperationRef<'c, '_>> =
         std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    // Ops with results used later go last: tokens are used only by later ops (the structural
-    // verifier checked it), and buffers and the header by none once the ops are gone.
-    let (tokens, rest): (Vec<_>, Vec<_>) = old.into_iter().partition(|op| {
-        let name = op_name(*op);
-        ![dialect::BUFFER, dialect::PHASE, dialect::TARGET].contains(&name.as_str())
-    });
-    for op in tokens.into_iter().rev().chain(rest) {
-        // SAFETY: the op belongs to this body and no op left in it uses its results.
+    let written = append_ops(context, &body, module, carried);
+    let new: Vec<OperationRef<'c, '_>> = std::iter::successors(
+        old.last()
+            .map_or(body.first_operation(), |last| last.next_in_block()),
+        |op| op.next_in_block(),
+    )
+    .collect();
+    // The old and the new ops use only values of their own set (the exporter builds every
+    // value it uses), so destroying one set leaves the other whole.
+    destroy_all(if written.is_ok() { &old } else { &new });
+    written.map_err(|e| e.to_string())?;
+    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
+}
+
+/// Destroys `ops`, which no op outside them uses. Their operands are dropped first: the body
+/// of a lattice module is a graph region, where a token may be used above its definition (σ is
+/// `pos`, not body order), so no order of destruction is safe while uses remain.
+fn destroy_all(ops: &[OperationRef<'_, '_>]) {
+    for op in ops {
+        // SAFETY: the op is live and in this body; zero operands need no array.
+        unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), 0, std::ptr::null()) };
+    }
+    for op in ops {
+        // SAFETY: the op is live, uses no value any more, and no op outside `ops` uses its
+        // results; each op is destroyed once.
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     }
-    append_ops(context, &body, module, carried).map_err(|e| e.to_string())?;
-    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
 }

@@ -489,6 +489,23 @@ fn sigma_comes_from_positions_not_from_body_order() {
     verify_module(&back).unwrap();
     assert_eq!(print_module(&back), print_module(&planned));
 
+    // A pass that rewrites the module (dlr) on such a body: the old ops, whose tokens are used
+    // above their definitions, are destroyed without a use left behind, and the result is
+    // lattice-opt's.
+    let scheduled = run_lattice(&smallest_case(), "mpas");
+    let upside_down = reversed(&lir_to_mlir_text(&scheduled).unwrap());
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &upside_down).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "builtin.module(lattice-dlr)", REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
+    let rewritten = import_single(mlir.as_operation()).unwrap().module;
+    assert_eq!(
+        print_module(&rewritten),
+        print_module(&run_lattice(&scheduled, "dlr"))
+    );
+
     // Positions win over body order: swapping those of the command and the free schedules the
     // free first, before the command it depends on.
     let swapped = lattice_text(
