@@ -7,7 +7,8 @@
 //! Invariants: the output follows the same rules as the driver's ([`Emit`]: host IR keeps what is
 //! outside the lattice modules; LIR holds them alone, with a warning for what is left out) and is
 //! written, with the metrics of every resulting lattice module, all or nothing and only on
-//! success; a failure is the host's diagnostics, located in the input, and exit code 1. The
+//! success, and only when every resulting lattice module passes the structural verifier (a
+//! pipeline of upstream passes alone runs no lattice pass to check it); a failure is the host's diagnostics, located in the input, and exit code 1. The
 //! driver's own instrumentation (IR printing, timing, statistics, reproducers, split input,
 //! expected diagnostics, `--capacity`) does not apply: the CLI refuses it with such a pipeline,
 //! since it is the host's pass manager that runs. O(the host's run) plus the conversions.
@@ -17,7 +18,7 @@ use crate::driver::{report, write_output, write_results, Emit, OptConfig};
 use crate::host::HostInput;
 use crate::input::{parse_source, read_input, InputKind};
 use crate::registry::Registry;
-use lattice_lir::verify_module;
+use lattice_lir::{verify_module, Module};
 use std::io::Write;
 
 const TOOL: &str = "lattice-opt";
@@ -50,13 +51,7 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
         _ => match parse_source(content.bytes(), &kind, &config.import) {
             Err(e) => Err(e.diagnostics()),
             Ok(hosted) => {
-                let invalid: Vec<Diagnostic> = hosted
-                    .modules
-                    .iter()
-                    .filter_map(|m| verify_module(m).err())
-                    .flatten()
-                    .map(|e| Diagnostic::from_located(&e))
-                    .collect();
+                let invalid = structural_errors(&hosted.modules);
                 match hosted.modules.as_slice() {
                     [module] if invalid.is_empty() => {
                         (host.run_pipeline)(HostInput::Module(module), pipeline)
@@ -71,6 +66,12 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
         Ok(ran) => ran,
         Err(diagnostics) => return report(err, &render(&diagnostics, quote)),
     };
+    // Only lattice passes verify what they leave, and a pipeline of upstream passes runs none:
+    // what is written or measured must still be valid IR.
+    let invalid = structural_errors(&ran.modules);
+    if !invalid.is_empty() {
+        return report(err, &render(&invalid, quote));
+    }
     let emit = config
         .emit
         .unwrap_or_else(|| Emit::of(&config.output, &kind, Some(host)));
@@ -102,4 +103,14 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
         Ok(()) => 0,
         Err(message) => report(err, &format!("{message}\n")),
     }
+}
+
+/// The structural verifier's errors for `modules`, located where each op came from.
+fn structural_errors(modules: &[Module]) -> Vec<Diagnostic> {
+    modules
+        .iter()
+        .filter_map(|m| verify_module(m).err())
+        .flatten()
+        .map(|e| Diagnostic::from_located(&e))
+        .collect()
 }

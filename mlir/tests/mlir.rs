@@ -523,6 +523,21 @@ fn sigma_comes_from_positions_not_from_body_order() {
         errors.iter().any(|e| e.to_string().contains("%1")),
         "{errors:?}"
     );
+    // A pipeline of upstream passes alone runs no lattice pass, yet lattice-opt writes nothing
+    // the structural verifier rejects: the same error, located, exit 1, no output.
+    let dir = scratch("upstream-only");
+    let input = dir.join("swapped.mlir");
+    let output = dir.join("out.mlir");
+    std::fs::write(&input, &swapped).unwrap();
+    let (code, err) = lattice_opt(&[
+        "--pass-pipeline=builtin.module(canonicalize)",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("swapped.mlir:") && err.contains("%1"), "{err}");
+    assert!(!output.exists());
 
     // Positions that are not 0..n: out of range, twice the same, missing.
     let replace = |from: &str, to: &str| {
