@@ -103,11 +103,22 @@ impl<'c> RunExternalPass<'c> for LatticePass {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        // SAFETY: the C API's `MlirExternalPass` wraps its `mlir::ExternalPass`, a class derived
-        // from `mlir::Pass` alone (single, non-virtual inheritance: the `Pass` is at the same
-        // address), and that pass is running on `operation` now.
-        let ok =
-            unsafe { run_on_operation(operation, &self.spec, self.registry, pass.to_raw().ptr) };
+        // A panic must not unwind into MLIR (this runs inside its C++ pass manager, where it
+        // would abort the process): it becomes an error at the op, as in the plugin.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: the C API's `MlirExternalPass` wraps its `mlir::ExternalPass`, a class
+            // derived from `mlir::Pass` alone (single, non-virtual inheritance: the `Pass` is at
+            // the same address), and that pass is running on `operation` now.
+            unsafe { run_on_operation(operation, &self.spec, self.registry, pass.to_raw().ptr) }
+        }));
+        let ok = ran.unwrap_or_else(|_| {
+            let message = format!(
+                "{}: internal error: the pass panicked",
+                argument(self.spec.name)
+            );
+            emit(operation.location(), Severity::Error, &message);
+            false
+        });
         if !ok {
             pass.signal_failure();
         }
