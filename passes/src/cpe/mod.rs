@@ -161,11 +161,13 @@ pub fn refine_with(
 }
 
 /// What CPE builds before it needs Freeze's metrics: the relabelling, the constraint graph,
-/// footprint and Freeze timing in it, and the justified seed.
+/// footprint, σ, peaks and timing of Freeze in it, and the justified seed.
 struct Prepared {
     canon: Canonical,
     graph: FixedGraph,
     footprint: Footprint,
+    sigma: Vec<OpId>,
+    peaks: [u64; footprint::METERS],
     order: PipeOrder,
     times: Times,
     seeded: Option<Seeded>,
@@ -187,8 +189,9 @@ fn prepare(
     let sigma = canon.freeze_sigma();
     let order = PipeOrder::of_sigma(&graph, &sigma);
     let times = evaluate(&graph, Some(&order))?;
+    let peaks = footprint.peaks(&sigma);
     let seeded = if options.seed {
-        let [physical, logical] = footprint.peaks(&sigma);
+        let [physical, logical] = peaks;
         let slack = canon.per_op(&freeze.slack);
         let criticality = canon.per_op(&freeze.tails);
         let position: Vec<usize> = (0..sigma.len()).collect();
@@ -209,6 +212,8 @@ fn prepare(
         canon,
         graph,
         footprint,
+        sigma,
+        peaks,
         order,
         times,
         seeded,
@@ -237,14 +242,15 @@ fn improve(
         canon,
         graph,
         footprint,
+        sigma: freeze_sigma,
+        peaks,
         mut order,
         mut times,
         seeded,
         clock,
     } = prepared;
-    let freeze_sigma = canon.freeze_sigma();
     debug_assert_eq!(
-        footprint.peaks(&freeze_sigma),
+        peaks,
         [freeze_metrics.physical_peak, freeze_metrics.logical_peak],
         "the footprint's peaks along Freeze's σ are the replay's"
     );
