@@ -21,8 +21,9 @@
 //!
 //! Invariants: `live` always equals a recount from `first`/`last`; the order stays a legal,
 //! L0-exclusive topological order (see `super::local`'s header). Deterministic for the chain's
-//! random stream. O(V + B) set-up, then per move O(REACH + uses) plus an O(V) rescan when the
-//! peak drops.
+//! random stream. O(V + B) set-up, then per move O(REACH + uses) to evaluate, a scan for a place
+//! at the peak from a random position (O(V / places) expected, O(V) at worst), and an O(V)
+//! rescan when the peak drops.
 
 use super::local::{relocate, shift, window};
 use crate::order::graph::{Graph, Role};
