@@ -19,9 +19,8 @@
 
 use crate::dialect;
 use crate::error::BridgeError;
-use crate::strings::identifier;
 use lattice_lir::diag::Loc;
-use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Target};
+use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Phase, PipeId, Target};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
     StringAttribute,
@@ -116,13 +115,13 @@ pub fn append_ops<'c>(
     module: &Module,
     carried: &Carried<'c>,
 ) -> Result<(), BridgeError> {
-    let w = Writer::new(context)?;
+    let w = Writer::new(context, &module.target)?;
     let unknown = Location::unknown(context);
     let header = |i: usize| Origin::of(carried.header.get(i), || unknown);
     block.append_operation(w.build(
         dialect::PHASE,
         header(0),
-        &[("phase", w.string(module.phase.keyword()))],
+        &[w.phase(module.phase)],
         &[],
         None,
     )?);
@@ -140,12 +139,13 @@ pub fn append_ops<'c>(
         let origin = Origin::of(carried.buffers.get(&b.name), || {
             w.named(&format!("@b{}", b.name))
         });
+        let n = &w.names;
         let attributes = [
-            ("id", w.uint(32, u64::from(b.name))),
-            (dialect::POS, w.pos(pos)?),
-            ("tier", w.string(&module.target.tier(b.tier).name)),
-            ("size", w.uint(64, b.size)),
-            ("backed", w.boolean(b.backed)),
+            (n.id, w.uint32(b.name)),
+            (n.pos, w.pos(pos)?),
+            (n.tier, w.string(&module.target.tier(b.tier).name)),
+            (n.size, w.uint64(b.size)),
+            (n.backed, w.boolean(b.backed)),
         ];
         let op = w.build(dialect::BUFFER, origin, &attributes, &[], Some(w.buf))?;
         buffers.push(result(block.append_operation(op))?);
@@ -154,114 +154,53 @@ pub fn append_ops<'c>(
     let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
     for (pos, &id) in module.schedule.iter().enumerate() {
         let op = module.op(id);
-        let origin = Origin::of(carried.ops.get(&op.name), || {
-            w.named(&format!("%{}", op.name))
-        });
-        let deps = dep_values(module, id, &op.deps, &tokens)?;
-        let kinds = w.dep_kinds(&op.deps);
-        let pipe = |p| w.string(module.target.pipe(p));
-        let buf = |b: BufferId| buffers[b.index()];
-        let id_attr = ("id", w.uint(32, u64::from(op.name)));
-        let pos_attr = (dialect::POS, w.pos(pos)?);
-        let built = match &op.kind {
-            OpKind::Alloc { buffer, offset } => {
-                let mut attributes = vec![id_attr, pos_attr, ("dep_kinds", kinds)];
-                if let Some(offset) = offset {
-                    attributes.push(("offset", w.uint(64, *offset)));
-                }
-                let operands = [&[buf(*buffer)][..], &deps].concat();
-                w.build(
-                    dialect::ALLOC,
-                    origin,
-                    &attributes,
-                    &operands,
-                    Some(w.token),
-                )
-            }
-            OpKind::Free { buffer } => {
-                let operands = [&[buf(*buffer)][..], &deps].concat();
-                let attributes = [id_attr, pos_attr, ("dep_kinds", kinds)];
-                w.build(dialect::FREE, origin, &attributes, &operands, Some(w.token))
-            }
-            OpKind::Compute {
-                opcode,
-                pipe: p,
-                cycles,
-                operands,
-            } => {
-                let buffer_values: Vec<Value<'c, '_>> = operands.iter().map(|&b| buf(b)).collect();
-                let segments = w.segments(buffer_values.len(), deps.len())?;
-                let attributes = [
-                    id_attr,
-                    pos_attr,
-                    ("opcode", w.string(opcode)),
-                    ("pipe", pipe(*p)),
-                    ("cycles", w.uint(64, *cycles)),
-                    ("dep_kinds", kinds),
-                    (dialect::SEGMENT_SIZES, segments),
-                ];
-                let operands = [&buffer_values[..], &deps].concat();
-                w.build(
-                    dialect::COMMAND,
-                    origin,
-                    &attributes,
-                    &operands,
-                    Some(w.token),
-                )
-            }
-            OpKind::SpillOut {
-                buffer,
-                pipe: p,
-                cycles,
-            } => {
-                let attributes = [
-                    id_attr,
-                    pos_attr,
-                    ("pipe", pipe(*p)),
-                    ("cycles", w.uint(64, *cycles)),
-                    ("dep_kinds", kinds),
-                ];
-                let operands = [&[buf(*buffer)][..], &deps].concat();
-                w.build(
-                    dialect::SPILL_OUT,
-                    origin,
-                    &attributes,
-                    &operands,
-                    Some(w.token),
-                )
-            }
-            OpKind::SpillIn {
-                buffer,
-                offset,
-                pipe: p,
-                cycles,
-            } => {
-                let attributes = [
-                    id_attr,
-                    pos_attr,
-                    ("offset", w.uint(64, *offset)),
-                    ("pipe", pipe(*p)),
-                    ("cycles", w.uint(64, *cycles)),
-                    ("dep_kinds", kinds),
-                ];
-                let operands = [&[buf(*buffer)][..], &deps].concat();
-                w.build(
-                    dialect::SPILL_IN,
-                    origin,
-                    &attributes,
-                    &operands,
-                    Some(w.token),
-                )
-            }
-        }?;
+        let origin = Origin::of(carried.ops.get(&op.name), || w.op_location(op.name));
+        let parts = w.scheduled(module, id, pos)?;
+        let operands = parts.operands(module, id, &buffers, &tokens)?;
+        let built = w.build(
+            parts.name,
+            origin,
+            &parts.attributes,
+            &operands,
+            Some(w.token),
+        )?;
         tokens[id.index()] = Some(result(block.append_operation(built))?);
     }
     Ok(())
 }
 
+/// What the exporter writes for one scheduled op: its MLIR name, its own attributes, and the
+/// buffers among its operands (the buffers first, then one token per dependency, in order).
+pub(crate) struct Scheduled<'c> {
+    /// `lattice.alloc`, …
+    pub name: &'static str,
+    /// Its own attributes, as the exporter writes them.
+    pub attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
+    /// The buffers it names, in operand order.
+    pub buffers: Vec<BufferId>,
+}
+
+impl<'c> Scheduled<'c> {
+    /// The operands of op `id` of `module`: the values of its buffers, then its dependencies'
+    /// tokens, from `buffers` and `tokens` (by buffer and op index).
+    pub(crate) fn operands<'a>(
+        &self,
+        module: &Module,
+        id: OpId,
+        buffers: &[Value<'c, 'a>],
+        tokens: &[Option<Value<'c, 'a>>],
+    ) -> Result<Vec<Value<'c, 'a>>, BridgeError> {
+        let deps = &module.op(id).deps;
+        let mut operands = Vec::with_capacity(self.buffers.len() + deps.len());
+        operands.extend(self.buffers.iter().map(|b| buffers[b.index()]));
+        operands.extend(dep_values(module, id, deps, tokens)?);
+        Ok(operands)
+    }
+}
+
 /// The token values of `deps`. Every dependency precedes its user in σ (the structural verifier
 /// guarantees it), so its token exists already.
-fn dep_values<'c, 'a>(
+pub(crate) fn dep_values<'c, 'a>(
     module: &Module,
     user: OpId,
     deps: &[Dep],
@@ -291,14 +230,14 @@ fn result<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) -> Result<Value<'c, 'a>,
 
 /// Where a written op comes from: its location and the foreign attributes to put back on it.
 #[derive(Clone, Copy)]
-struct Origin<'k, 'c> {
+pub(crate) struct Origin<'k, 'c> {
     location: Location<'c>,
     attributes: &'k [(Identifier<'c>, Attribute<'c>)],
 }
 
 impl<'k, 'c> Origin<'k, 'c> {
     /// What `kept` holds, or a fresh op at `fallback` without foreign attributes.
-    fn of(kept: Option<&'k Kept<'c>>, fallback: impl FnOnce() -> Location<'c>) -> Self {
+    pub(crate) fn of(kept: Option<&'k Kept<'c>>, fallback: impl FnOnce() -> Location<'c>) -> Self {
         match kept {
             Some(kept) => Origin {
                 location: kept.location,
@@ -312,23 +251,72 @@ impl<'k, 'c> Origin<'k, 'c> {
     }
 }
 
-/// Builds attributes and ops in one context.
-struct Writer<'c> {
+/// The names of the attributes lattice ops define, uniqued once per [`Writer`] instead of once
+/// per op written.
+pub(crate) struct Names<'c> {
+    pub phase: Identifier<'c>,
+    pub id: Identifier<'c>,
+    pub pos: Identifier<'c>,
+    pub tier: Identifier<'c>,
+    pub size: Identifier<'c>,
+    pub backed: Identifier<'c>,
+    pub dep_kinds: Identifier<'c>,
+    pub offset: Identifier<'c>,
+    pub opcode: Identifier<'c>,
+    pub pipe: Identifier<'c>,
+    pub cycles: Identifier<'c>,
+    pub segments: Identifier<'c>,
+}
+
+/// Builds attributes and ops of one module's target in one context; the names, types and
+/// attributes every op repeats are made once.
+pub(crate) struct Writer<'c> {
     context: &'c Context,
-    buf: Type<'c>,
-    token: Type<'c>,
+    /// `!lattice.buf`.
+    pub buf: Type<'c>,
+    /// `!lattice.token`.
+    pub token: Type<'c>,
+    ui32: Type<'c>,
+    ui64: Type<'c>,
+    /// Attribute names.
+    pub names: Names<'c>,
+    /// The word of each dependency kind, in [`KINDS`] order.
+    kinds: [Attribute<'c>; 3],
+    /// Each pipe's name, by pipe index.
+    pipes: Vec<Attribute<'c>>,
 }
 
 impl<'c> Writer<'c> {
-    fn new(context: &'c Context) -> Result<Self, BridgeError> {
+    /// A writer for modules with `target`.
+    pub(crate) fn new(context: &'c Context, target: &Target) -> Result<Self, BridgeError> {
         let parse = |text| {
             Type::parse(context, text)
                 .ok_or_else(|| BridgeError::Dialect(format!("the type {text} is not defined")))
         };
+        let name = |text| Identifier::new(context, text);
+        let string = |text| -> Attribute<'c> { StringAttribute::new(context, text).into() };
         Ok(Writer {
             context,
             buf: parse(dialect::BUF_TYPE)?,
             token: parse(dialect::TOKEN_TYPE)?,
+            ui32: IntegerType::unsigned(context, 32).into(),
+            ui64: IntegerType::unsigned(context, 64).into(),
+            names: Names {
+                phase: name("phase"),
+                id: name("id"),
+                pos: name(dialect::POS),
+                tier: name("tier"),
+                size: name("size"),
+                backed: name("backed"),
+                dep_kinds: name("dep_kinds"),
+                offset: name("offset"),
+                opcode: name("opcode"),
+                pipe: name("pipe"),
+                cycles: name("cycles"),
+                segments: name(dialect::SEGMENT_SIZES),
+            },
+            kinds: KINDS.map(|kind| string(kind_word(kind))),
+            pipes: target.pipes.iter().map(|p| string(p)).collect(),
         })
     }
 
@@ -336,21 +324,40 @@ impl<'c> Writer<'c> {
         Location::name(self.context, name, Location::unknown(self.context))
     }
 
+    /// The location of a scheduled op the module did not come with: its name, `%12`.
+    pub(crate) fn op_location(&self, name: u32) -> Location<'c> {
+        self.named(&format!("%{name}"))
+    }
+
     fn string(&self, text: &str) -> Attribute<'c> {
         StringAttribute::new(self.context, text).into()
     }
 
-    /// An unsigned integer of `bits` bits; the MLIR C API takes the bits as an `i64`.
-    fn uint(&self, bits: u32, value: u64) -> Attribute<'c> {
-        let ty = IntegerType::unsigned(self.context, bits).into();
-        IntegerAttribute::new(ty, value as i64).into()
+    /// A `ui32`; the MLIR C API takes the bits as an `i64`.
+    fn uint32(&self, value: u32) -> Attribute<'c> {
+        IntegerAttribute::new(self.ui32, i64::from(value)).into()
+    }
+
+    /// A `ui64`; the MLIR C API takes the bits as an `i64` (a bit cast, which MLIR undoes).
+    fn uint64(&self, value: u64) -> Attribute<'c> {
+        IntegerAttribute::new(self.ui64, value as i64).into()
+    }
+
+    /// The phase op's attribute.
+    pub(crate) fn phase(&self, phase: Phase) -> (Identifier<'c>, Attribute<'c>) {
+        (self.names.phase, self.string(phase.keyword()))
     }
 
     /// A `pos` attribute (`ui32`, like ids: a module has fewer than 2^32 ops).
-    fn pos(&self, pos: usize) -> Result<Attribute<'c>, BridgeError> {
+    pub(crate) fn pos(&self, pos: usize) -> Result<Attribute<'c>, BridgeError> {
         let pos = u32::try_from(pos)
             .map_err(|_| BridgeError::Export(format!("position {pos} overflows ui32")))?;
-        Ok(self.uint(32, u64::from(pos)))
+        Ok(self.position(pos))
+    }
+
+    /// The `pos` attribute of position `pos`.
+    pub(crate) fn position(&self, pos: u32) -> Attribute<'c> {
+        self.uint32(pos)
     }
 
     fn boolean(&self, value: bool) -> Attribute<'c> {
@@ -360,7 +367,7 @@ impl<'c> Writer<'c> {
     fn dep_kinds(&self, deps: &[Dep]) -> Attribute<'c> {
         let kinds: Vec<Attribute<'c>> = deps
             .iter()
-            .map(|d| self.string(kind_word(d.kind)))
+            .map(|d| self.kinds[kind_index(d.kind)])
             .collect();
         ArrayAttribute::new(self.context, &kinds).into()
     }
@@ -372,61 +379,156 @@ impl<'c> Writer<'c> {
         Ok(DenseI32ArrayAttribute::new(self.context, &[size(buffers)?, size(deps)?]).into())
     }
 
-    fn target(&self, t: &Target) -> Vec<(&'static str, Attribute<'c>)> {
+    fn target(&self, t: &Target) -> Vec<(Identifier<'c>, Attribute<'c>)> {
+        let name = |text| Identifier::new(self.context, text);
         let tiers: Vec<Attribute<'c>> = t
             .tiers
             .iter()
             .map(|tier| {
                 let fields = [
-                    ("name", self.string(&tier.name)),
-                    ("capacity", self.uint(64, tier.capacity)),
-                    ("staging", self.boolean(tier.staging)),
+                    (name("name"), self.string(&tier.name)),
+                    (name("capacity"), self.uint64(tier.capacity)),
+                    (name("staging"), self.boolean(tier.staging)),
                 ];
-                let fields: Vec<(Identifier<'c>, Attribute<'c>)> = fields
-                    .into_iter()
-                    .map(|(k, v)| (Identifier::new(self.context, k), v))
-                    .collect();
                 DictionaryAttribute::new(self.context, &fields).into()
             })
             .collect();
         let pipes: Vec<Attribute<'c>> = t.pipes.iter().map(|p| self.string(p)).collect();
         vec![
-            ("tiers", ArrayAttribute::new(self.context, &tiers).into()),
-            ("pipes", ArrayAttribute::new(self.context, &pipes).into()),
-            ("spill_out", self.string(t.pipe(t.spill_out_pipe))),
-            ("spill_in", self.string(t.pipe(t.spill_in_pipe))),
-            ("spill_cost_base", self.uint(64, t.spill_cost.base)),
-            ("spill_cost_per_byte", self.uint(64, t.spill_cost.per_byte)),
-            ("l0_exclusive", self.boolean(t.l0_exclusive)),
+            (
+                name("tiers"),
+                ArrayAttribute::new(self.context, &tiers).into(),
+            ),
+            (
+                name("pipes"),
+                ArrayAttribute::new(self.context, &pipes).into(),
+            ),
+            (name("spill_out"), self.string(t.pipe(t.spill_out_pipe))),
+            (name("spill_in"), self.string(t.pipe(t.spill_in_pipe))),
+            (name("spill_cost_base"), self.uint64(t.spill_cost.base)),
+            (
+                name("spill_cost_per_byte"),
+                self.uint64(t.spill_cost.per_byte),
+            ),
+            (name("l0_exclusive"), self.boolean(t.l0_exclusive)),
         ]
+    }
+
+    /// The op name, own attributes and buffers of op `id` of `module`, written at σ position
+    /// `pos`.
+    pub(crate) fn scheduled(
+        &self,
+        module: &Module,
+        id: OpId,
+        pos: usize,
+    ) -> Result<Scheduled<'c>, BridgeError> {
+        let op = module.op(id);
+        let n = &self.names;
+        let id_attr = (n.id, self.uint32(op.name));
+        let pos_attr = (n.pos, self.pos(pos)?);
+        let kinds = (n.dep_kinds, self.dep_kinds(&op.deps));
+        let pipe = |p: PipeId| (n.pipe, self.pipes[p.index()]);
+        let cycles = |c: u64| (n.cycles, self.uint64(c));
+        Ok(match &op.kind {
+            OpKind::Alloc { buffer, offset } => {
+                let mut attributes = vec![id_attr, pos_attr, kinds];
+                if let Some(offset) = offset {
+                    attributes.push((n.offset, self.uint64(*offset)));
+                }
+                Scheduled {
+                    name: dialect::ALLOC,
+                    attributes,
+                    buffers: vec![*buffer],
+                }
+            }
+            OpKind::Free { buffer } => Scheduled {
+                name: dialect::FREE,
+                attributes: vec![id_attr, pos_attr, kinds],
+                buffers: vec![*buffer],
+            },
+            OpKind::Compute {
+                opcode,
+                pipe: p,
+                cycles: c,
+                operands,
+            } => Scheduled {
+                name: dialect::COMMAND,
+                attributes: vec![
+                    id_attr,
+                    pos_attr,
+                    (n.opcode, self.string(opcode)),
+                    pipe(*p),
+                    cycles(*c),
+                    kinds,
+                    (n.segments, self.segments(operands.len(), op.deps.len())?),
+                ],
+                buffers: operands.clone(),
+            },
+            OpKind::SpillOut {
+                buffer,
+                pipe: p,
+                cycles: c,
+            } => Scheduled {
+                name: dialect::SPILL_OUT,
+                attributes: vec![id_attr, pos_attr, pipe(*p), cycles(*c), kinds],
+                buffers: vec![*buffer],
+            },
+            OpKind::SpillIn {
+                buffer,
+                offset,
+                pipe: p,
+                cycles: c,
+            } => Scheduled {
+                name: dialect::SPILL_IN,
+                attributes: vec![
+                    id_attr,
+                    pos_attr,
+                    (n.offset, self.uint64(*offset)),
+                    pipe(*p),
+                    cycles(*c),
+                    kinds,
+                ],
+                buffers: vec![*buffer],
+            },
+        })
     }
 
     /// The op `name` at `origin`, with `attributes` and the foreign attributes of `origin` but
     /// those named like one of `attributes` (a foreign attribute cannot change what the op means,
     /// and MLIR wants names unique).
-    fn build(
+    pub(crate) fn build(
         &self,
         name: &str,
         origin: Origin<'_, 'c>,
-        attributes: &[(&str, Attribute<'c>)],
+        attributes: &[(Identifier<'c>, Attribute<'c>)],
         operands: &[Value<'c, '_>],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
-        let own = attributes
-            .iter()
-            .map(|&(k, v)| (Identifier::new(self.context, k), v));
-        let foreign = origin
-            .attributes
-            .iter()
-            .filter(|(k, _)| !attributes.iter().any(|(own, _)| identifier(*k) == *own));
-        let attributes: Vec<(Identifier<'c>, Attribute<'c>)> =
-            own.chain(foreign.copied()).collect();
+        let mut all = attributes.to_vec();
+        all.extend(
+            origin
+                .attributes
+                .iter()
+                .filter(|(k, _)| !attributes.iter().any(|(own, _)| own == k)),
+        );
         OperationBuilder::new(name, origin.location)
-            .add_attributes(&attributes)
+            .add_attributes(&all)
             .add_operands(operands)
             .add_results(result.as_slice())
             .build()
             .map_err(|e| BridgeError::Export(format!("{name}: {e}")))
+    }
+}
+
+/// Every dependency kind.
+const KINDS: [DepKind; 3] = [DepKind::Precedence, DepKind::Spill, DepKind::Reuse];
+
+/// The place of `kind` in [`KINDS`].
+fn kind_index(kind: DepKind) -> usize {
+    match kind {
+        DepKind::Precedence => 0,
+        DepKind::Spill => 1,
+        DepKind::Reuse => 2,
     }
 }
 

@@ -36,19 +36,17 @@
 
 use crate::diagnostics::file_of;
 use crate::dialect;
-use crate::export::{append_ops, Carried, Kept};
+use crate::export::{Carried, Kept};
 use crate::import::{import_module, lattice_modules, Imported};
+use crate::rewrite::write_back;
 use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
 use lattice::{AnalysisManager, PassContext, Registry};
 use lattice_lir::diag::{Loc, Severity};
 use lattice_lir::{verify_module, Module, OpId};
-use melior::ir::attribute::{IntegerAttribute, StringAttribute};
-use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::r#type::IntegerType;
 use melior::ir::r#type::TypeId;
-use melior::ir::{Attribute, AttributeLike, Identifier, Location, OperationRef, RegionLike};
+use melior::ir::{Attribute, Identifier, Location, OperationRef};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef, StringRef};
 use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirOperation, MlirStringRef};
@@ -256,6 +254,8 @@ fn run_on<'c>(
 ) -> Outcome {
     let arg = argument(spec.name);
     let cached = cache.and_then(|cache| cache.take(module_op));
+    // A cached module is the result of the previous lattice pass, which verified it.
+    let verified = cached.is_some();
     let imported = match cached.map_or_else(|| import_module(module_op), Ok) {
         Ok(imported) => imported,
         Err(errors) => {
@@ -267,7 +267,7 @@ fn run_on<'c>(
         }
     };
     let mut module = imported.module.clone();
-    let reports = run_lattice(spec, registry, &mut module);
+    let reports = run_lattice(spec, registry, &mut module, verified);
     let failed = reports.iter().any(|r| r.severity == Severity::Error);
     for r in reports {
         let name =
@@ -292,121 +292,32 @@ fn run_on<'c>(
     let Imported {
         module: before,
         carried,
+        body,
     } = imported;
-    // A pass that only moved ops (and the phase) has them moved, not rewritten.
-    let moved = only_moved(&before, &module)
-        .then(|| reorder_body(context, module_op, &before, &module))
-        .flatten();
-    let written =
-        match moved.map_or_else(|| replace_body(context, module_op, &module, &carried), Ok) {
-            Ok(written) => written,
-            Err(message) => {
-                emit(
-                    module_op.location(),
-                    Severity::Error,
-                    &format!("{arg}: {message}"),
-                );
-                return Outcome::Failed;
-            }
-        };
+    let (written, body) = match write_back(context, module_op, &body, &before, &module, &carried) {
+        Ok(written) => written,
+        Err(message) => {
+            emit(
+                module_op.location(),
+                Severity::Error,
+                &format!("{arg}: {message}"),
+            );
+            return Outcome::Failed;
+        }
+    };
     if let Some(cache) = cache {
         if let Some(carried) = carried_after(&written, &module, carried) {
-            cache.put(module_op, Imported { module, carried });
+            cache.put(
+                module_op,
+                Imported {
+                    module,
+                    carried,
+                    body,
+                },
+            );
         }
     }
     Outcome::Changed
-}
-
-/// Whether `after` differs from `before` in σ and the phase at most.
-fn only_moved(before: &Module, after: &Module) -> bool {
-    before.name == after.name
-        && before.target == after.target
-        && before.buffers == after.buffers
-        && before.ops == after.ops
-}
-
-/// Gives the ops of `module_op`, which hold `before`, the positions of `after` (their `pos`, which
-/// is σ to the importer), puts them in that order and sets its phase — what writing `after`
-/// would give, since every op is otherwise the same (`only_moved`) and keeps its location and
-/// attributes — when they are laid out as the exporter writes them (phase, target, the buffers,
-/// then the scheduled ops, each with a `pos`). Returns the ops in their new order, or `None`,
-/// before changing anything, when they are laid out otherwise (as a user may write them), so
-/// that the exporter writes them out afresh. O(V + B).
-fn reorder_body<'c, 'a>(
-    context: &'c Context,
-    module_op: OperationRef<'c, 'a>,
-    before: &Module,
-    after: &Module,
-) -> Option<Vec<OperationRef<'c, 'a>>> {
-    let body = module_op.region(0).ok()?.first_block()?;
-    let ops: Vec<OperationRef<'c, 'a>> =
-        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let first = 2 + before.buffers.len();
-    if ops.len() != first + before.schedule.len() {
-        return None;
-    }
-    let header = [dialect::PHASE, dialect::TARGET, dialect::BUFFER];
-    let laid_out = ops.iter().enumerate().all(|(i, op)| {
-        let name = op_name(*op);
-        match i {
-            0 => name == dialect::PHASE,
-            1 => name == dialect::TARGET,
-            _ if i < first => name == dialect::BUFFER,
-            _ => !header.contains(&name.as_str()),
-        }
-    });
-    if !laid_out {
-        return None;
-    }
-    // The body's order need not be σ (MLIR gives a graph region's order no meaning): each op's
-    // `pos` says which op of σ it is.
-    let mut of_id: Vec<Option<OperationRef<'c, 'a>>> = vec![None; before.ops.len()];
-    for &op in &ops[first..] {
-        let pos = op
-            .attribute(dialect::POS)
-            .ok()
-            .and_then(|a| IntegerAttribute::try_from(a).ok())
-            .and_then(|a| usize::try_from(a.value()).ok())?;
-        let id = before.schedule.get(pos)?;
-        *of_id.get_mut(id.index())? = Some(op);
-    }
-    let placed: Option<Vec<OperationRef<'c, 'a>>> = after
-        .schedule
-        .iter()
-        .map(|id| of_id.get(id.index()).copied().flatten())
-        .collect();
-    let placed = placed?;
-    // Positions are ui32 (the exporter refuses more ops than that, so this never fails).
-    u32::try_from(placed.len()).ok()?;
-    if before.phase != after.phase {
-        let phase: Attribute<'c> = StringAttribute::new(context, after.phase.keyword()).into();
-        // SAFETY: the phase op belongs to this body and the attribute to its context.
-        unsafe {
-            mlir_sys::mlirOperationSetAttributeByName(
-                ops[0].to_raw(),
-                StringRef::new("phase").to_raw(),
-                phase.to_raw(),
-            )
-        };
-    }
-    let ui32 = IntegerType::unsigned(context, 32).into();
-    let mut anchor = ops[first - 1];
-    for (pos, &op) in (0u32..).zip(&placed) {
-        let pos: Attribute<'c> = IntegerAttribute::new(ui32, i64::from(pos)).into();
-        // SAFETY: the op belongs to this body and the attribute to its context.
-        unsafe {
-            mlir_sys::mlirOperationSetAttributeByName(
-                op.to_raw(),
-                StringRef::new(dialect::POS).to_raw(),
-                pos.to_raw(),
-            )
-        };
-        // SAFETY: both ops belong to this body; `op` is not `anchor` (σ holds each op once, and
-        // `anchor` is a buffer, the target or the op placed before it).
-        unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), anchor.to_raw()) };
-        anchor = op;
-    }
-    Some([&ops[..first], &placed[..]].concat())
 }
 
 /// What the importer would carry for `written`, the ops [`append_ops`] wrote for `module` in its
@@ -495,17 +406,28 @@ fn without_own<'c>(
         .collect()
 }
 
-/// Checks `module`, runs the pass on it and checks the result, as lattice's pass manager
-/// does; leaves `module` as the pass left it and returns what the pass emitted (warnings and
-/// remarks too) followed by every failure. The pass failed when an error is among them.
-fn run_lattice(spec: &PassSpec, registry: Registry, module: &mut Module) -> Vec<Report> {
+/// Checks `module` (unless it is `verified` already), runs the pass on it and checks the result,
+/// as lattice's pass manager does; leaves `module` as the pass left it and returns what the pass
+/// emitted (warnings and remarks too) followed by every failure. The pass failed when an error
+/// is among them.
+fn run_lattice(
+    spec: &PassSpec,
+    registry: Registry,
+    module: &mut Module,
+    verified: bool,
+) -> Vec<Report> {
     let at = |loc: Option<Loc>, message: String| Report {
         severity: Severity::Error,
         op: None,
         loc,
         message,
     };
-    if let Err(errors) = verify_module(module) {
+    let checked = if verified {
+        Ok(())
+    } else {
+        verify_module(module)
+    };
+    if let Err(errors) = checked {
         return errors
             .iter()
             .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
@@ -598,51 +520,5 @@ fn emit(location: Location<'_>, severity: Severity, message: &str) {
             severity,
             StringRef::new(message).to_raw(),
         )
-    }
-}
-
-/// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
-/// (locations and foreign attributes); returns the ops written, in order. The new ops are written
-/// after the old ones before any is destroyed, so when writing fails the module is left as it was
-/// (the partly written ops are removed instead).
-pub(crate) fn replace_body<'c, 'a>(
-    context: &'c Context,
-    module_op: OperationRef<'c, 'a>,
-    module: &Module,
-    carried: &Carried<'c>,
-) -> Result<Vec<OperationRef<'c, 'a>>, String> {
-    let body = module_op
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or("the module has no body")?;
-    let old: Vec<OperationRef<'c, '_>> =
-        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let written = append_ops(context, &body, module, carried);
-    let new: Vec<OperationRef<'c, '_>> = std::iter::successors(
-        old.last()
-            .map_or(body.first_operation(), |last| last.next_in_block()),
-        |op| op.next_in_block(),
-    )
-    .collect();
-    // The old and the new ops use only values of their own set (the exporter builds every
-    // value it uses), so destroying one set leaves the other whole.
-    destroy_all(if written.is_ok() { &old } else { &new });
-    written.map_err(|e| e.to_string())?;
-    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
-}
-
-/// Destroys `ops`, which no op outside them uses. Their operands are dropped first: the body
-/// of a lattice module is a graph region, where a token may be used above its definition (σ is
-/// `pos`, not body order), so no order of destruction is safe while uses remain.
-fn destroy_all(ops: &[OperationRef<'_, '_>]) {
-    for op in ops {
-        // SAFETY: the op is live and in this body; zero operands need no array.
-        unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), 0, std::ptr::null()) };
-    }
-    for op in ops {
-        // SAFETY: the op is live, uses no value any more, and no op outside `ops` uses its
-        // results; each op is destroyed once.
-        unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     }
 }

@@ -17,9 +17,9 @@
 use crate::diagnostics::Capture;
 use crate::dialect;
 use crate::export::{lir_locations, lir_to_mlir, lir_to_mlir_carrying, Carried};
-use crate::external::replace_body;
 use crate::import::{import_module, lattice_modules, outside_lattice_modules};
 use crate::pipeline::{add_pipeline, pipeline_text};
+use crate::rewrite::replace_body;
 use crate::strings::operation_text;
 use crate::text::{import_diagnostic, parse};
 use lattice::diagnostic::Diagnostic;

@@ -37,6 +37,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationResult};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike};
+use mlir_sys::MlirOperation;
 use std::collections::{HashMap, HashSet};
 
 /// A module read from MLIR, with where each of its parts came from.
@@ -45,6 +46,22 @@ pub struct Imported<'c> {
     pub module: Module,
     /// The MLIR location and foreign attributes of every op, buffer and header op.
     pub carried: Carried<'c>,
+    /// The MLIR ops that hold it.
+    pub(crate) body: Body,
+}
+
+/// The MLIR ops that hold a lattice module, by what they hold (whatever their order in the body).
+/// Valid while those ops live and nothing else changes the module op.
+#[derive(Clone, Debug)]
+pub(crate) struct Body {
+    /// `lattice.phase`.
+    pub phase: MlirOperation,
+    /// `lattice.target`.
+    pub target: MlirOperation,
+    /// The `lattice.buffer` of each buffer, by buffer index.
+    pub buffers: Vec<MlirOperation>,
+    /// The op of each scheduled op, by op index.
+    pub ops: Vec<MlirOperation>,
 }
 
 /// Every lattice module in `root` (itself included), outermost first, in text order.
@@ -248,7 +265,18 @@ pub fn import_module<'c>(
         }
     }
     if errors.is_empty() {
-        Ok(Imported { module, carried })
+        // No error: every buffer and op was read, in these orders.
+        let body = Body {
+            phase: phase_op.to_raw(),
+            target: target_op.to_raw(),
+            buffers: buffer_ops.iter().map(|op| op.to_raw()).collect(),
+            ops: lir_ops.iter().map(|(op, _)| op.to_raw()).collect(),
+        };
+        Ok(Imported {
+            module,
+            carried,
+            body,
+        })
     } else {
         Err(errors)
     }

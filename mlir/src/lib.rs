@@ -42,6 +42,8 @@ pub mod import;
 #[cfg(feature = "mlir")]
 pub mod pipeline;
 #[cfg(feature = "mlir")]
+mod rewrite;
+#[cfg(feature = "mlir")]
 pub mod strings;
 #[cfg(feature = "mlir")]
 pub mod text;

@@ -1,0 +1,461 @@
+//! Writing a lattice module back into the MLIR module op that held the module before it: in
+//! place, changing only what differs ([`write_back`]), or afresh ([`replace_body`]).
+//!
+//! In place, an op that stays — same name (`%12`), same kind — keeps its MLIR identity, location
+//! and foreign attributes: when nothing but its place in σ changed it gets a new `pos` (one
+//! attribute dictionary), otherwise its own attributes are set as the exporter writes them and
+//! its operands are set anew; ops the module lost are destroyed, ops it gained are built by the
+//! exporter's [`Writer`]; the body is put in σ order (MLIR gives a graph region's order no
+//! meaning, but printed IR should read top to bottom in σ). That is what a pass like `dlr` needs,
+//! which adds spills, binds offsets and moves nearly every op, and what `mpas` and `cpe`, which
+//! only reorder, need.
+//!
+//! Invariants: the ops end up as [`crate::export::append_ops`] would write the new module (same op
+//! names, attributes, operands and order, foreign attributes kept), so the importer reads back
+//! exactly that module; every step that can fail (building the new ops) runs before the first
+//! change and is undone on failure, so a failed write leaves the module as it was. In place needs
+//! the same name, target and buffers (otherwise [`write_back`] writes afresh) and the ops that
+//! hold the old module by role (a [`Body`]: the importer's, or the one this writer returned), so
+//! it reads nothing back from MLIR.
+//! Cost: in place, O(V + E) and one attribute dictionary per op that moved or changed, an op
+//! built per new op; afresh, O(V + E + B) ops built.
+
+use crate::error::BridgeError;
+use crate::export::{append_ops, Carried, Origin, Writer};
+use crate::import::Body;
+use lattice_lir::{Module, OpId};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::{
+    Attribute, AttributeLike, Identifier, OperationRef, RegionLike, Value, ValueLike,
+};
+use melior::Context;
+use mlir_sys::{MlirAttribute, MlirContext, MlirIdentifier, MlirNamedAttribute, MlirOperation};
+use std::collections::HashMap;
+
+extern "C" {
+    /// `shim/attrs.cpp`: whether `context` has multithreading enabled.
+    fn latticeMlirContextIsMultithreaded(context: MlirContext) -> bool;
+    /// `shim/attrs.cpp`: sets attribute `name` of `op` to `value`.
+    fn latticeMlirSetAttribute(op: MlirOperation, name: MlirIdentifier, value: MlirAttribute);
+    /// `shim/attrs.cpp`: replaces every attribute of `op` by the `count` at `attributes`.
+    fn latticeMlirSetAttributes(
+        op: MlirOperation,
+        count: isize,
+        attributes: *const MlirNamedAttribute,
+    );
+}
+
+/// Writes `after`, the result of a pass on `before`, into `module_op`, which holds `before` in
+/// the ops of `body`, with what `carried` says of them; returns the ops written, in order (phase,
+/// target, buffers, then σ), and the ops that now hold `after`. In place when it can (see the
+/// module header), else afresh.
+pub(crate) fn write_back<'c, 'a>(
+    context: &'c Context,
+    module_op: OperationRef<'c, 'a>,
+    body: &Body,
+    before: &Module,
+    after: &Module,
+    carried: &Carried<'c>,
+) -> Result<(Vec<OperationRef<'c, 'a>>, Body), String> {
+    if before.name != after.name || before.target != after.target || before.buffers != after.buffers
+    {
+        let written = replace_body(context, module_op, after, carried)?;
+        let body = body_of(&written, after).ok_or("the written ops do not hold the module")?;
+        return Ok((written, body));
+    }
+    in_place(context, module_op, body, before, after, carried)
+}
+
+/// The ops holding `module` among `written` (as [`replace_body`] returns them), or `None` when
+/// they are not as many as the module needs.
+fn body_of(written: &[OperationRef<'_, '_>], module: &Module) -> Option<Body> {
+    let first = 2 + module.buffers.len();
+    if written.len() != first + module.schedule.len() {
+        return None;
+    }
+    let mut ops = vec![written[0].to_raw(); module.ops.len()];
+    for (op, id) in written[first..].iter().zip(&module.schedule) {
+        ops[id.index()] = op.to_raw();
+    }
+    Some(Body {
+        phase: written[0].to_raw(),
+        target: written[1].to_raw(),
+        buffers: written[2..first].iter().map(|op| op.to_raw()).collect(),
+        ops,
+    })
+}
+
+/// An op of the body being written.
+fn op_ref<'c, 'a>(op: MlirOperation) -> OperationRef<'c, 'a> {
+    // SAFETY: every handle of a `Body` is a live op of the module op being written (the
+    // importer read it, or this writer wrote it, and nothing changed the module since).
+    unsafe { OperationRef::from_raw(op) }
+}
+
+/// What becomes of an op of the new module.
+#[derive(Clone, Copy, PartialEq)]
+enum Fate {
+    /// The op of the old module with the same name and kind stays, otherwise unchanged.
+    Moved(OpId),
+    /// That op stays, with new attributes or operands.
+    Changed(OpId),
+    /// The op is new (or changed kind): it is built.
+    New,
+}
+
+/// [`write_back`] in place, for modules of one name, target and buffers.
+fn in_place<'c, 'a>(
+    context: &'c Context,
+    module_op: OperationRef<'c, 'a>,
+    body: &Body,
+    before: &Module,
+    after: &Module,
+    carried: &Carried<'c>,
+) -> Result<(Vec<OperationRef<'c, 'a>>, Body), String> {
+    let block = module_op
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("the module has no body")?;
+    let mut was_at = vec![0; before.ops.len()];
+    for (pos, id) in before.schedule.iter().enumerate() {
+        was_at[id.index()] = pos;
+    }
+    let fates = fates(before, after);
+    let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
+    // Positions and ids are ui32: refuse before anything changes.
+    w.pos(after.schedule.len()).map_err(|e| e.to_string())?;
+
+    // Build what is new, at the end of the body, in σ order (so every dependency's token exists).
+    let buffer_ops: Vec<OperationRef<'c, 'a>> = body.buffers.iter().map(|&op| op_ref(op)).collect();
+    let buffers: Vec<Value<'c, 'a>> = buffer_ops
+        .iter()
+        .map(|op| op.result(0).map(Into::into))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut tokens: Vec<Option<Value<'c, 'a>>> = vec![None; after.ops.len()];
+    let mut placed: Vec<OperationRef<'c, 'a>> = Vec::with_capacity(after.schedule.len());
+    let mut moves: Vec<(MlirOperation, u32)> = Vec::new();
+    let mut changes: Vec<(OperationRef<'c, 'a>, OpId, usize, Vec<Value<'c, 'a>>)> = Vec::new();
+    let mut built = Vec::new();
+    let building = (|| -> Result<(), String> {
+        for ((pos, &id), at) in after.schedule.iter().enumerate().zip(0u32..) {
+            let op = match fates[id.index()] {
+                Fate::Moved(old) => {
+                    let op = op_ref(body.ops[old.index()]);
+                    if was_at[old.index()] != pos {
+                        moves.push((op.to_raw(), at));
+                    }
+                    op
+                }
+                Fate::Changed(old) => {
+                    let op = op_ref(body.ops[old.index()]);
+                    let parts = w.scheduled(after, id, pos).map_err(|e| e.to_string())?;
+                    let operands = parts.operands(after, id, &buffers, &tokens);
+                    changes.push((op, id, pos, operands.map_err(|e| e.to_string())?));
+                    op
+                }
+                Fate::New => {
+                    let name = after.op(id).name;
+                    let origin = Origin::of(carried.ops.get(&name), || w.op_location(name));
+                    let parts = w.scheduled(after, id, pos).map_err(|e| e.to_string())?;
+                    let operands = parts
+                        .operands(after, id, &buffers, &tokens)
+                        .map_err(|e| e.to_string())?;
+                    let new = w
+                        .build(
+                            parts.name,
+                            origin,
+                            &parts.attributes,
+                            &operands,
+                            Some(w.token),
+                        )
+                        .map_err(|e| e.to_string())?;
+                    let new = block.append_operation(new);
+                    built.push(new);
+                    new
+                }
+            };
+            tokens[id.index()] = Some(op.result(0).map_err(|e| e.to_string())?.into());
+            placed.push(op);
+        }
+        Ok(())
+    })();
+    let threads = threads_for(context, moves.len() + changes.len());
+    // The attributes of the changed ops (the exporter's own, then the foreign ones the importer
+    // kept, none named like an own one), built across threads.
+    let shared = Shared(&w);
+    let kept = Shared(carried);
+    let targets: Vec<(MlirOperation, OpId, usize)> = changes
+        .iter()
+        .map(|&(op, id, pos, _)| (op.to_raw(), id, pos))
+        .collect();
+    let attributes = building.and_then(|()| {
+        let lists = chunked(threads, &targets, |chunk| {
+            let w = shared.get();
+            chunk
+                .iter()
+                .map(|&(op, id, pos)| {
+                    let mut attributes = w.scheduled(after, id, pos)?.attributes;
+                    let foreign = kept.get().ops.get(&after.op(id).name);
+                    attributes.extend(foreign.map_or(&[][..], |kept| &kept.attributes));
+                    Ok((op, named(&attributes)))
+                })
+                .collect::<Result<Vec<_>, BridgeError>>()
+        });
+        lists
+            .into_iter()
+            .map(|list| list.map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, String>>()
+    });
+    let attributes = match attributes {
+        Ok(attributes) => attributes,
+        Err(message) => {
+            destroy_all(&built);
+            return Err(message);
+        }
+    };
+
+    // Nothing below fails.
+    if before.phase != after.phase {
+        let (name, value) = w.phase(after.phase);
+        set_attribute(op_ref(body.phase), name, value);
+    }
+    chunked(threads, &moves, |chunk| {
+        let w = shared.get();
+        for &(op, pos) in chunk {
+            let (name, value) = (w.names.pos.to_raw(), w.position(pos).to_raw());
+            // SAFETY: the op is live; the name and value belong to its context.
+            unsafe { latticeMlirSetAttribute(op, name, value) };
+        }
+    });
+    chunked(threads, &attributes, |chunk| {
+        for list in chunk {
+            for (op, attributes) in list {
+                // SAFETY: the op is live; the names (distinct) and values belong to its context.
+                unsafe {
+                    latticeMlirSetAttributes(*op, attributes.len() as isize, attributes.as_ptr())
+                };
+            }
+        }
+    });
+    // Use lists are shared between ops (a buffer's value has many users): one thread.
+    for (op, _, _, operands) in &changes {
+        set_operands(*op, operands);
+    }
+    // The body in the exporter's order: phase, target, buffers, σ.
+    let header = [op_ref(body.phase), op_ref(body.target)];
+    let written = [&header[..], &buffer_ops, &placed].concat();
+    if block.first_operation() != Some(written[0]) {
+        if let Some(first) = block.first_operation() {
+            // SAFETY: both ops belong to this body and differ.
+            unsafe { mlir_sys::mlirOperationMoveBefore(written[0].to_raw(), first.to_raw()) };
+        }
+    }
+    for pair in written.windows(2) {
+        let (anchor, op) = (pair[0], pair[1]);
+        if anchor.next_in_block() != Some(op) {
+            // SAFETY: both ops belong to this body and differ (`written` holds each op once).
+            unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), anchor.to_raw()) };
+        }
+    }
+    let mut stays = vec![false; before.ops.len()];
+    for fate in &fates {
+        if let Fate::Moved(old) | Fate::Changed(old) = *fate {
+            stays[old.index()] = true;
+        }
+    }
+    let mut ops = vec![body.phase; after.ops.len()];
+    for (op, id) in placed.iter().zip(&after.schedule) {
+        ops[id.index()] = op.to_raw();
+    }
+    let gone: Vec<OperationRef<'c, 'a>> = body
+        .ops
+        .iter()
+        .zip(&stays)
+        .filter(|(_, &stays)| !stays)
+        .map(|(&op, _)| op_ref(op))
+        .collect();
+    // No op that stays uses them any more: each one whose dependencies changed (a dependency
+    // gone or rebuilt included) got its operands anew.
+    destroy_all(&gone);
+    let body = Body {
+        phase: body.phase,
+        target: body.target,
+        buffers: body.buffers.clone(),
+        ops,
+    };
+    Ok((written, body))
+}
+
+/// For each op of `after` (by index), what becomes of it: the op of `before` with its name and
+/// kind stays — moved only when it is otherwise equal, with dependencies on ops that stay as
+/// the same ops — else it is new. O(V + E).
+fn fates(before: &Module, after: &Module) -> Vec<Fate> {
+    let by_name: HashMap<u32, OpId> = before
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| (op.name, OpId::new(i)))
+        .collect();
+    let kept: Vec<Option<OpId>> = after
+        .ops
+        .iter()
+        .map(|op| {
+            let old = *by_name.get(&op.name)?;
+            let same_kind =
+                std::mem::discriminant(&before.op(old).kind) == std::mem::discriminant(&op.kind);
+            same_kind.then_some(old)
+        })
+        .collect();
+    after
+        .ops
+        .iter()
+        .zip(&kept)
+        .map(|(op, old)| {
+            let Some(old) = *old else {
+                return Fate::New;
+            };
+            let was = before.op(old);
+            let same_deps = was.deps.len() == op.deps.len()
+                && was
+                    .deps
+                    .iter()
+                    .zip(&op.deps)
+                    .all(|(a, b)| a.kind == b.kind && kept[b.op.index()] == Some(a.op));
+            if same_deps && was.kind == op.kind {
+                Fate::Moved(old)
+            } else {
+                Fate::Changed(old)
+            }
+        })
+        .collect()
+}
+
+/// Sets attribute `name` of `op`.
+fn set_attribute(op: OperationRef<'_, '_>, name: Identifier<'_>, value: Attribute<'_>) {
+    // SAFETY: the op is live; the name and value belong to its context.
+    unsafe { latticeMlirSetAttribute(op.to_raw(), name.to_raw(), value.to_raw()) }
+}
+
+/// `attributes` as the C API's named attributes.
+fn named(attributes: &[(Identifier<'_>, Attribute<'_>)]) -> Vec<MlirNamedAttribute> {
+    attributes
+        .iter()
+        .map(|(name, value)| MlirNamedAttribute {
+            name: name.to_raw(),
+            attribute: value.to_raw(),
+        })
+        .collect()
+}
+
+/// How many threads to set `count` ops' attributes on: one, unless the context uniques
+/// attributes under locks (multithreading enabled, as in `mlir-opt` by default) and there is
+/// enough work to pay for starting threads.
+fn threads_for(context: &Context, count: usize) -> usize {
+    const PER_THREAD: usize = 4096;
+    // SAFETY: the context is live.
+    let threaded = unsafe { latticeMlirContextIsMultithreaded(context.to_raw()) };
+    if !threaded {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.min(count / PER_THREAD).max(1)
+}
+
+/// `work` on `threads` consecutive chunks of `items`, each on a thread of its own (the calling
+/// one when `threads` is 1), the results in chunk order.
+fn chunked<T, R>(threads: usize, items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    if threads <= 1 || items.is_empty() {
+        return vec![work(items)];
+    }
+    let size = items.len().div_ceil(threads);
+    let chunks: Vec<Shared<&[T]>> = items.chunks(size).map(Shared).collect();
+    let work = &work;
+    std::thread::scope(|scope| {
+        let running: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| scope.spawn(move || Shared(work(chunk.get()))))
+            .collect();
+        running
+            .into_iter()
+            .map(|thread| match thread.join() {
+                Ok(result) => result.0,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+/// MLIR handles (ops, attributes, a [`Writer`]) handed to the threads of [`chunked`]. Sound
+/// because [`threads_for`] asks for more than one thread only when the context uniques under
+/// locks; types, attributes and identifiers are immutable once uniqued; and each op's
+/// attributes are set by one thread (its op appears in one chunk), while use lists, which ops
+/// share, are only changed on the calling thread.
+struct Shared<T>(T);
+
+// SAFETY: see the type's documentation.
+unsafe impl<T> Send for Shared<T> {}
+// SAFETY: see the type's documentation.
+unsafe impl<T> Sync for Shared<T> {}
+
+impl<T: Copy> Shared<T> {
+    /// The handle (a method, so that closures capture the whole `Shared`, not its field).
+    fn get(&self) -> T {
+        self.0
+    }
+}
+
+/// Sets the operands of `op`.
+fn set_operands(op: OperationRef<'_, '_>, operands: &[Value<'_, '_>]) {
+    let raw: Vec<_> = operands.iter().map(|v| v.to_raw()).collect();
+    // SAFETY: the op is live and every value is defined in its body (of its context).
+    unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), raw.len() as isize, raw.as_ptr()) }
+}
+
+/// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
+/// (locations and foreign attributes); returns the ops written, in order. The new ops are written
+/// after the old ones before any is destroyed, so when writing fails the module is left as it was
+/// (the partly written ops are removed instead).
+pub(crate) fn replace_body<'c, 'a>(
+    context: &'c Context,
+    module_op: OperationRef<'c, 'a>,
+    module: &Module,
+    carried: &Carried<'c>,
+) -> Result<Vec<OperationRef<'c, 'a>>, String> {
+    let body = module_op
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("the module has no body")?;
+    let old: Vec<OperationRef<'c, '_>> =
+        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let written = append_ops(context, &body, module, carried);
+    let new: Vec<OperationRef<'c, '_>> = std::iter::successors(
+        old.last()
+            .map_or(body.first_operation(), |last| last.next_in_block()),
+        |op| op.next_in_block(),
+    )
+    .collect();
+    // The old and the new ops use only values of their own set (the exporter builds every
+    // value it uses), so destroying one set leaves the other whole.
+    destroy_all(if written.is_ok() { &old } else { &new });
+    written.map_err(|e| e.to_string())?;
+    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
+}
+
+/// Destroys `ops`, which no op outside them uses. Their operands are dropped first: the body
+/// of a lattice module is a graph region, where a token may be used above its definition (σ is
+/// `pos`, not body order), so no order of destruction is safe while uses remain.
+fn destroy_all(ops: &[OperationRef<'_, '_>]) {
+    for op in ops {
+        // SAFETY: the op is live and in this body; zero operands need no array.
+        unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), 0, std::ptr::null()) };
+    }
+    for op in ops {
+        // SAFETY: the op is live, uses no value any more, and no op outside `ops` uses its
+        // results; each op is destroyed once.
+        unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
+    }
+}
