@@ -156,7 +156,7 @@ pub fn append_ops<'c>(
         let op = module.op(id);
         let origin = Origin::of(carried.ops.get(&op.name), || w.op_location(op.name));
         let parts = w.scheduled(module, id, pos)?;
-        let operands = parts.operands(module, id, &buffers, &tokens)?;
+        let operands = operands(module, id, &buffers, &tokens)?;
         let built = w.build(
             parts.name,
             origin,
@@ -169,38 +169,39 @@ pub fn append_ops<'c>(
     Ok(())
 }
 
-/// What the exporter writes for one scheduled op: its MLIR name, its own attributes, and the
-/// buffers among its operands (the buffers first, then one token per dependency, in order).
+/// What the exporter writes for one scheduled op: its MLIR name and its own attributes.
 pub(crate) struct Scheduled<'c> {
     /// `lattice.alloc`, …
     pub name: &'static str,
     /// Its own attributes, as the exporter writes them.
     pub attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
-    /// The buffers it names, in operand order.
-    pub buffers: Vec<BufferId>,
 }
 
-impl<'c> Scheduled<'c> {
-    /// The operands of op `id` of `module`: the values of its buffers, then its dependencies'
-    /// tokens, from `buffers` and `tokens` (by buffer and op index).
-    pub(crate) fn operands<'a>(
-        &self,
-        module: &Module,
-        id: OpId,
-        buffers: &[Value<'c, 'a>],
-        tokens: &[Option<Value<'c, 'a>>],
-    ) -> Result<Vec<Value<'c, 'a>>, BridgeError> {
-        let deps = &module.op(id).deps;
-        let mut operands = Vec::with_capacity(self.buffers.len() + deps.len());
-        operands.extend(self.buffers.iter().map(|b| buffers[b.index()]));
-        operands.extend(dep_values(module, id, deps, tokens)?);
-        Ok(operands)
-    }
+/// The operands of op `id` of `module`: the values of the buffers it names, then its
+/// dependencies' tokens, from `buffers` and `tokens` (by buffer and op index).
+pub(crate) fn operands<'c, 'a>(
+    module: &Module,
+    id: OpId,
+    buffers: &[Value<'c, 'a>],
+    tokens: &[Option<Value<'c, 'a>>],
+) -> Result<Vec<Value<'c, 'a>>, BridgeError> {
+    let op = module.op(id);
+    let named: &[BufferId] = match &op.kind {
+        OpKind::Alloc { buffer, .. }
+        | OpKind::Free { buffer }
+        | OpKind::SpillOut { buffer, .. }
+        | OpKind::SpillIn { buffer, .. } => std::slice::from_ref(buffer),
+        OpKind::Compute { operands, .. } => operands,
+    };
+    let mut values = Vec::with_capacity(named.len() + op.deps.len());
+    values.extend(named.iter().map(|b| buffers[b.index()]));
+    values.extend(dep_values(module, id, &op.deps, tokens)?);
+    Ok(values)
 }
 
 /// The token values of `deps`. Every dependency precedes its user in σ (the structural verifier
 /// guarantees it), so its token exists already.
-pub(crate) fn dep_values<'c, 'a>(
+fn dep_values<'c, 'a>(
     module: &Module,
     user: OpId,
     deps: &[Dep],
@@ -414,8 +415,7 @@ impl<'c> Writer<'c> {
         ]
     }
 
-    /// The op name, own attributes and buffers of op `id` of `module`, written at σ position
-    /// `pos`.
+    /// The op name and own attributes of op `id` of `module`, written at σ position `pos`.
     pub(crate) fn scheduled(
         &self,
         module: &Module,
@@ -430,7 +430,7 @@ impl<'c> Writer<'c> {
         let pipe = |p: PipeId| (n.pipe, self.pipes[p.index()]);
         let cycles = |c: u64| (n.cycles, self.uint64(c));
         Ok(match &op.kind {
-            OpKind::Alloc { buffer, offset } => {
+            OpKind::Alloc { offset, .. } => {
                 let mut attributes = vec![id_attr, pos_attr, kinds];
                 if let Some(offset) = offset {
                     attributes.push((n.offset, self.uint64(*offset)));
@@ -438,13 +438,11 @@ impl<'c> Writer<'c> {
                 Scheduled {
                     name: dialect::ALLOC,
                     attributes,
-                    buffers: vec![*buffer],
                 }
             }
-            OpKind::Free { buffer } => Scheduled {
+            OpKind::Free { .. } => Scheduled {
                 name: dialect::FREE,
                 attributes: vec![id_attr, pos_attr, kinds],
-                buffers: vec![*buffer],
             },
             OpKind::Compute {
                 opcode,
@@ -462,22 +460,18 @@ impl<'c> Writer<'c> {
                     kinds,
                     (n.segments, self.segments(operands.len(), op.deps.len())?),
                 ],
-                buffers: operands.clone(),
             },
             OpKind::SpillOut {
-                buffer,
-                pipe: p,
-                cycles: c,
+                pipe: p, cycles: c, ..
             } => Scheduled {
                 name: dialect::SPILL_OUT,
                 attributes: vec![id_attr, pos_attr, pipe(*p), cycles(*c), kinds],
-                buffers: vec![*buffer],
             },
             OpKind::SpillIn {
-                buffer,
                 offset,
                 pipe: p,
                 cycles: c,
+                ..
             } => Scheduled {
                 name: dialect::SPILL_IN,
                 attributes: vec![
@@ -488,7 +482,6 @@ impl<'c> Writer<'c> {
                     cycles(*c),
                     kinds,
                 ],
-                buffers: vec![*buffer],
             },
         })
     }

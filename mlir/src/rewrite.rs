@@ -21,7 +21,7 @@
 //! built per new op; afresh, O(V + E + B) ops built.
 
 use crate::error::BridgeError;
-use crate::export::{append_ops, Carried, Origin, Writer};
+use crate::export::{append_ops, operands, Carried, Origin, Writer};
 use crate::import::Body;
 use lattice_lir::{Module, OpId};
 use melior::ir::block::BlockLike;
@@ -151,8 +151,7 @@ fn in_place<'c, 'a>(
                 }
                 Fate::Changed(old) => {
                     let op = op_ref(body.ops[old.index()]);
-                    let parts = w.scheduled(after, id, pos).map_err(|e| e.to_string())?;
-                    let operands = parts.operands(after, id, &buffers, &tokens);
+                    let operands = operands(after, id, &buffers, &tokens);
                     changes.push((op, id, pos, operands.map_err(|e| e.to_string())?));
                     op
                 }
@@ -160,9 +159,8 @@ fn in_place<'c, 'a>(
                     let name = after.op(id).name;
                     let origin = Origin::of(carried.ops.get(&name), || w.op_location(name));
                     let parts = w.scheduled(after, id, pos).map_err(|e| e.to_string())?;
-                    let operands = parts
-                        .operands(after, id, &buffers, &tokens)
-                        .map_err(|e| e.to_string())?;
+                    let operands =
+                        operands(after, id, &buffers, &tokens).map_err(|e| e.to_string())?;
                     let new = w
                         .build(
                             parts.name,
