@@ -4,11 +4,13 @@
 //! Per lattice module the pass reads the ops as LIR, checks them structurally, runs the lattice
 //! pass exactly as `lattice-opt` would (fresh instance, fresh analyses, an error or an emitted
 //! error fails it, the phase may not move back, the result must verify), and, only if the pass
-//! changed the module, replaces the module's body with the result.
+//! changed the module, writes the result into the module's ops in place (`crate::rewrite`: ops
+//! that stay get only what changed, new ops are built, lost ops destroyed).
 //!
 //! Consecutive lattice passes do not read the ops again: each keeps the LIR module it leaves in
-//! a lattice module op (with the locations and foreign attributes it carries) as an MLIR analysis
-//! of that op (`shim/cache.cpp`), and the next lattice pass starts from it. Sound because MLIR's
+//! a lattice module op (with the locations and foreign attributes it carries, and the ops that
+//! hold it) as an MLIR analysis of that op (`shim/cache.cpp`), and the next lattice pass starts
+//! from it, without checking it again (the previous pass verified it). Sound because MLIR's
 //! pass manager drops every analysis a pass does not declare preserved, at and below the op it ran
 //! on, and a pass that changes IR may not declare preserved what it did not keep valid; a lattice
 //! pass declares only these states preserved, and only after writing the ops from the very state
@@ -17,9 +19,7 @@
 //! `PassManager` run. A state is the module the previous pass produced — what `lattice-opt` hands
 //! its next pass — whose ops are what the module op holds: the importer reads them back to the
 //! same module (the bridge's round-trip invariant), with the locations and foreign attributes the
-//! ops were written with. A pass that only reordered σ (and moved the phase), like `mpas` and
-//! `cpe`, has the ops moved into the new order instead of rewritten when they are laid out as the
-//! exporter writes them, which gives the same IR: every op is as the exporter would write it.
+//! ops were written with.
 //!
 //! Invariants: every diagnostic of a lattice pass reaches MLIR's diagnostic engine at the op it
 //! concerns (its MLIR location, or the module's when the op is new or unknown), prefixed by the
@@ -30,9 +30,9 @@
 //! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
 //! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
 //! prints the pass with its options (see [`textual`]).
-//! Cost: the export (O(V + E + B)) after a pass that changed the module other than by moving ops
-//! (O(V + B) moves then), and the import before a pass whose module no state describes, around
-//! the pass's own.
+//! Cost: around the pass's own, the in-place write after a pass that changed the module (O(V + E),
+//! an attribute dictionary per op that moved or changed), and the import (O(V + E + B)) before a
+//! pass whose module no state describes.
 
 use crate::diagnostics::file_of;
 use crate::dialect;
@@ -260,7 +260,7 @@ fn run_on<'c>(
         Ok(imported) => imported,
         Err(errors) => {
             for e in errors {
-                let at = relocate(context, module_op.location(), e.loc);
+                let at = relocate_in(context, module_op.location(), e.loc, e.file.as_deref());
                 emit(at, Severity::Error, &format!("{arg}: {e}"));
             }
             return Outcome::Failed;
@@ -320,7 +320,7 @@ fn run_on<'c>(
     Outcome::Changed
 }
 
-/// What the importer would carry for `written`, the ops [`append_ops`] wrote for `module` in its
+/// What the importer would carry for `written`, the ops written for `module` in the exporter's
 /// order (phase, target, buffers, then σ) with what `carried` held: the same location and foreign
 /// attributes for the ops it knew (the exporter wrote those back, except attributes named like
 /// one of the op's own, none unless an op changed kind), the location the exporter chose for the
@@ -487,7 +487,18 @@ fn run_lattice(
 /// An MLIR location for a LIR position: at that line and column of the module's file when the
 /// module came from one, else the module's own location.
 fn relocate<'c>(context: &'c Context, module: Location<'c>, loc: Option<Loc>) -> Location<'c> {
-    match (loc, file_of(module)) {
+    relocate_in(context, module, loc, None)
+}
+
+/// [`relocate`] in `file` when one is given (an import error at an op whose location names
+/// another file than the module's, as bytecode or `loc(...)` aliases carry).
+fn relocate_in<'c>(
+    context: &'c Context,
+    module: Location<'c>,
+    loc: Option<Loc>,
+    file: Option<&str>,
+) -> Location<'c> {
+    match (loc, file.map(str::to_owned).or_else(|| file_of(module))) {
         (Some(loc), Some(file)) => {
             Location::new(context, &file, loc.line as usize, loc.col as usize)
         }

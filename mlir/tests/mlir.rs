@@ -1560,3 +1560,31 @@ fn passes_write_their_results_in_place_as_the_exporter_would() {
         "no pipeline spilled: the in-place writer's new ops went untested"
     );
 }
+
+#[test]
+fn an_import_error_in_a_pass_is_reported_in_the_file_its_op_names() {
+    // The buffer's location names another file (as `loc(...)` aliases and bytecode carry): the
+    // pass's import error is at that file's line and column, not at the module's file.
+    let body = GOOD_BODY.replacen(
+        "tier = \"L1\"} : () -> !lattice.buf",
+        "tier = \"L9\"} : () -> !lattice.buf loc(\"kernels.mlir\":7:3)",
+        1,
+    );
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &lattice_text(&body)).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "builtin.module(lattice-mpas)", REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    let diagnostics = capture.take();
+    let error = diagnostics
+        .iter()
+        .find(|d| d.message.contains("unknown tier `L9`"))
+        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    assert_eq!(error.file.as_deref(), Some("kernels.mlir"), "{error:?}");
+    assert_eq!(
+        error.loc.map(|l| (l.line, l.col)),
+        Some((7, 3)),
+        "{error:?}"
+    );
+}
