@@ -145,8 +145,10 @@ fn replace<'c>(
     replace_body(context, module_op, result, carried)
         .map(|_written| ())
         .map_err(|message| {
-            let loc = crate::diagnostics::loc_of(module_op.location());
-            vec![Diagnostic::error(loc, message)]
+            let location = module_op.location();
+            let loc = crate::diagnostics::loc_of(location);
+            let file = crate::diagnostics::source_file(location);
+            vec![Diagnostic::error(loc, message).in_file(file)]
         })
 }
 
