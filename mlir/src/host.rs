@@ -162,19 +162,21 @@ fn check_pipeline(text: &str) -> Result<String, String> {
 fn run_pipeline(input: HostInput<'_>, text: &str) -> Result<HostRun, Vec<Diagnostic>> {
     let context = context()?;
     let capture = Capture::new(&context);
-    let mut mlir = match input {
-        HostInput::Source(bytes) => parse(&context, bytes)?.0,
+    // What MLIR's parser reported besides errors (warnings, remarks) comes first.
+    let (mut mlir, mut diagnostics) = match input {
+        HostInput::Source(bytes) => parse(&context, bytes)?,
         // MLIR's diagnostics about its ops then point at the LIR lines.
         HostInput::Module(module) => {
-            lir_to_mlir_carrying(&context, module, &lir_locations(&context, module))
-                .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?
+            let mlir = lir_to_mlir_carrying(&context, module, &lir_locations(&context, module))
+                .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?;
+            (mlir, Vec::new())
         }
     };
     let manager = PassManager::new(&context);
     add_pipeline(&manager, text, lattice_passes::REGISTRY)
         .map_err(|e| vec![Diagnostic::error(None, format!("--pass-pipeline: {e}"))])?;
     let ran = manager.run(&mut mlir);
-    let mut diagnostics = capture.take();
+    diagnostics.extend(capture.take());
     if ran.is_err() {
         if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
             diagnostics.push(Diagnostic::error(None, "the MLIR pipeline failed"));
