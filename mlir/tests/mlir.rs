@@ -1506,8 +1506,9 @@ fn through_pass_manager(text: &str, pipeline: &str) -> String {
 #[test]
 fn passes_write_their_results_in_place_as_the_exporter_would() {
     // Generated modules of every shape and the smallest case, through pipelines whose passes
-    // only reorder (mpas, cpe), bind offsets and add spills (dlr, tight enough to spill on the
-    // generated modules' small tiers) or run from an order that is not MPAS's; consecutive
+    // only reorder (mpas, cpe, test-reverse, magis), bind offsets and add spills (dlr, tight
+    // enough to spill on the generated modules' small tiers; cosma; base), search σ with the
+    // back end in the loop (order-search), or run from an order that is not MPAS's; consecutive
     // lattice passes write in place over the ops the previous one wrote. The printed module
     // must be what the exporter writes for lattice-opt's result: the same ops, attributes,
     // operands and σ order, nothing left behind.
@@ -1531,6 +1532,10 @@ fn passes_write_their_results_in_place_as_the_exporter_would() {
         "mpas,dlr,cpe",
         "order{policy=stable},dlr{victim=lru l0=single}",
         "mpas,dlr{victim=cost},cpe{passes=2}",
+        "mpas,test-reverse,dlr",
+        "cosma",
+        "base,cpe",
+        "magis,order-search{budget=40}",
     ];
     let mut spilled = false;
     for module in &modules {
