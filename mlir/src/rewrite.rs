@@ -124,8 +124,9 @@ fn in_place<'c, 'a>(
     }
     let fates = fates(before, after);
     let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
-    // Positions and ids are ui32: refuse before anything changes.
-    w.pos(after.schedule.len()).map_err(|e| e.to_string())?;
+    // Positions are ui32: refuse the last one before anything changes.
+    w.pos(after.schedule.len().saturating_sub(1))
+        .map_err(|e| e.to_string())?;
 
     // Build what is new, at the end of the body, in σ order (so every dependency's token exists).
     let buffer_ops: Vec<OperationRef<'c, 'a>> = body.buffers.iter().map(|&op| op_ref(op)).collect();
