@@ -231,6 +231,9 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
             Ok(hosted) => {
                 let several = chunks.len() > 1 || hosted.modules.len() > 1;
                 let mut results = Vec::with_capacity(hosted.modules.len());
+                // A case's metrics are reported with its output: not at all when a later module
+                // of the case fails (as `--verify-diagnostics` may expect it to).
+                let mut case_reports: Vec<Vec<String>> = vec![Vec::new(); config.metrics.len()];
                 for mut module in hosted.modules {
                     numbered += 1;
                     session.dump_name = if several {
@@ -241,7 +244,8 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                     match manager.run(&mut module, &mut session) {
                         Ok(()) => {
                             if let Some(metrics) = registry.metrics() {
-                                for (report, (_, format)) in reports.iter_mut().zip(&config.metrics)
+                                for (report, (_, format)) in
+                                    case_reports.iter_mut().zip(&config.metrics)
                                 {
                                     report.push(metrics(&module, *format));
                                 }
@@ -285,6 +289,9 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                         Ok((text, warnings)) => {
                             outputs.push(text);
                             session.diagnostics.extend(warnings);
+                            for (report, case) in reports.iter_mut().zip(case_reports) {
+                                report.extend(case);
+                            }
                         }
                         Err(errors) => {
                             session.diagnostics.extend(errors);

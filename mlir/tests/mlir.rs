@@ -1593,3 +1593,43 @@ fn an_import_error_in_a_pass_is_reported_in_the_file_its_op_names() {
         "{error:?}"
     );
 }
+
+#[test]
+fn a_case_whose_later_module_fails_as_expected_reports_no_metrics() {
+    // One MLIR case with two lattice modules: `cpe` refines the first (planned) and refuses the
+    // second (only scheduled), as the annotation expects. The case then has no output, so its
+    // first module's metrics must not be reported either; a case that succeeds reports its own.
+    let (planned, _) = planned_mlir_text();
+    let scheduled = lir_to_mlir_text(&run_lattice(&smallest_case(), "mpas"))
+        .unwrap()
+        .replacen("module @", "module @second_", 1);
+    let expected = "// expected-error@unknown {{cpe refines `planned` modules, but this one is \
+                    `scheduled`; run dlr first}}\n";
+    let dir = scratch("later-module-fails");
+    let failing = dir.join("failing.mlir");
+    std::fs::write(&failing, format!("{planned}{expected}{scheduled}")).unwrap();
+    let passing = dir.join("passing.mlir");
+    std::fs::write(&passing, &planned).unwrap();
+    for (input, reported) in [(&failing, false), (&passing, true)] {
+        let metrics = dir.join("metrics.json");
+        let _ = std::fs::remove_file(&metrics);
+        let metrics_arg = format!("--metrics={}", metrics.display());
+        let out = dir.join("out.mlir");
+        let (code, err) = lattice_opt(&[
+            "--cpe",
+            "--verify-diagnostics",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            &metrics_arg,
+        ]);
+        assert_eq!(code, 0, "{}: {err}", input.display());
+        let written = std::fs::read_to_string(&metrics).unwrap_or_default();
+        assert_eq!(
+            written.contains("makespan"),
+            reported,
+            "{}: {written}",
+            input.display()
+        );
+    }
+}
