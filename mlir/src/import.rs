@@ -25,7 +25,7 @@ use crate::diagnostics::{loc_of, source_file};
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::export::{Carried, Kept};
-use crate::strings::{attribute_text, identifier, op_name, string_value};
+use crate::strings::{attribute_text, identifier_str, op_name, string_value};
 use lattice::host::Outside;
 use lattice_lir::diag::Loc;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
@@ -188,8 +188,9 @@ pub fn import_module<'c>(
     let mut buffer_ops = Vec::new();
     let mut lir_ops = Vec::new();
     for op in ops_of(block) {
-        let name = op_name(op);
-        let Some(known) = dialect::op_named(&name) else {
+        // Names are read in place: a module has tens of thousands of ops.
+        let Some(known) = identifier_str(op.name()).and_then(dialect::op_named) else {
+            let name = op_name(op);
             let kind = if name.starts_with("lattice.") {
                 K::UnknownOp(name)
             } else {
@@ -339,10 +340,10 @@ fn in_position_order<'c: 'a, 'a, T: Copy>(
 
 /// The location and foreign attributes of lattice op `op`.
 fn kept<'c>(op: OperationRef<'c, '_>) -> Kept<'c> {
-    let own = dialect::own_attributes(&op_name(op));
+    let own = identifier_str(op.name()).map_or(&[][..], dialect::own_attributes);
     let attributes = (0..op.attribute_count())
         .filter_map(|i| op.attribute_at(i).ok())
-        .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
+        .filter(|(name, _)| !identifier_str(*name).is_some_and(|name| own.contains(&name)))
         .collect();
     Kept {
         location: op.location(),

@@ -41,6 +41,13 @@ pub fn identifier(id: Identifier<'_>) -> String {
     String::from_utf8_lossy(raw).into_owned()
 }
 
+/// An identifier's text, borrowed from the context (no copy), if it is UTF-8.
+pub fn identifier_str<'c>(id: Identifier<'c>) -> Option<&'c str> {
+    // SAFETY: identifiers are uniqued in the context, which outlives `'c`.
+    let raw = unsafe { bytes(mlir_sys::mlirIdentifierStr(id.to_raw())) };
+    std::str::from_utf8(raw).ok()
+}
+
 /// The name of an op (`lattice.alloc`).
 pub fn op_name(op: OperationRef<'_, '_>) -> String {
     identifier(op.name())
