@@ -16,10 +16,10 @@
 
 use crate::diagnostics::Capture;
 use crate::dialect;
-use crate::export::{lir_locations, lir_to_mlir, lir_to_mlir_carrying, Carried};
-use crate::import::{import_module, lattice_modules, outside_lattice_modules};
+use crate::export::{lir_locations, lir_to_mlir, lir_to_mlir_carrying};
+use crate::import::{import_module, lattice_modules, outside_lattice_modules, Imported};
 use crate::pipeline::{add_pipeline, pipeline_text};
-use crate::rewrite::replace_body;
+use crate::rewrite::write_back;
 use crate::strings::operation_text;
 use crate::text::{import_diagnostic, parse};
 use lattice::diagnostic::Diagnostic;
@@ -130,19 +130,21 @@ fn write(source: Option<&[u8]>, results: &[Module]) -> Result<String, Vec<Diagno
         if imported.module == *result {
             continue;
         }
-        replace(&context, module_op, result, &imported.carried)?;
+        replace(&context, module_op, &imported, result)?;
     }
     verified_text(mlir.as_operation(), &capture)
 }
 
-/// Replaces the body of lattice module `module_op` by `result`, as a lattice pass does.
+/// Writes `result` into lattice module `module_op`, which holds `imported`, as a lattice pass
+/// does (in place: ops that stay keep their identity, location and foreign attributes).
 fn replace<'c>(
     context: &'c Context,
     module_op: OperationRef<'c, '_>,
+    imported: &Imported<'c>,
     result: &Module,
-    carried: &Carried<'c>,
 ) -> Result<(), Vec<Diagnostic>> {
-    replace_body(context, module_op, result, carried)
+    let (module, carried) = (&imported.module, &imported.carried);
+    write_back(context, module_op, &imported.body, module, result, carried)
         .map(|_written| ())
         .map_err(|message| {
             let location = module_op.location();

@@ -417,7 +417,7 @@ fn set_operands(op: OperationRef<'_, '_>, operands: &[Value<'_, '_>]) {
 /// (locations and foreign attributes); returns the ops written, in order. The new ops are written
 /// after the old ones before any is destroyed, so when writing fails the module is left as it was
 /// (the partly written ops are removed instead).
-pub(crate) fn replace_body<'c, 'a>(
+fn replace_body<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
     module: &Module,
