@@ -19,6 +19,7 @@
 
 use crate::dialect;
 use crate::error::BridgeError;
+use crate::strings::identifier_str;
 use lattice_lir::diag::Loc;
 use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Phase, PipeId, Target};
 use melior::ir::attribute::{
@@ -487,8 +488,9 @@ impl<'c> Writer<'c> {
     }
 
     /// The op `name` at `origin`, with `attributes` and the foreign attributes of `origin` but
-    /// those named like one of `attributes` (a foreign attribute cannot change what the op means,
-    /// and MLIR wants names unique).
+    /// those named like an attribute op `name` defines, written or not (a foreign attribute
+    /// cannot change what the op means — a foreign `offset` on an alloc written without one
+    /// would read back as its offset — and MLIR wants names unique).
     pub(crate) fn build(
         &self,
         name: &str,
@@ -497,13 +499,12 @@ impl<'c> Writer<'c> {
         operands: &[Value<'c, '_>],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
+        let defined = dialect::own_attributes(name);
         let mut all = attributes.to_vec();
-        all.extend(
-            origin
-                .attributes
-                .iter()
-                .filter(|(k, _)| !attributes.iter().any(|(own, _)| own == k)),
-        );
+        all.extend(origin.attributes.iter().filter(|(k, _)| {
+            !attributes.iter().any(|(own, _)| own == k)
+                && !identifier_str(*k).is_some_and(|k| defined.contains(&k))
+        }));
         OperationBuilder::new(name, origin.location)
             .add_attributes(&all)
             .add_operands(operands)

@@ -305,7 +305,7 @@ fn run_on<'c>(
             return Outcome::Failed;
         }
     };
-    if let Some(cache) = cache {
+    if let (Some(cache), Some(body)) = (cache, body) {
         if let Some(carried) = carried_after(&written, &module, carried) {
             cache.put(
                 module_op,

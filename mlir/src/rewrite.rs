@@ -10,13 +10,18 @@
 //! which adds spills, binds offsets and moves nearly every op, and what `mpas` and `cpe`, which
 //! only reorder, need.
 //!
-//! Invariants: the ops end up as [`crate::export::append_ops`] would write the new module (same op
-//! names, attributes, operands and order, foreign attributes kept), so the importer reads back
-//! exactly that module; every step that can fail (building the new ops) runs before the first
-//! change and is undone on failure, so a failed write leaves the module as it was. In place needs
-//! the same name, target and buffers (otherwise [`write_back`] writes afresh) and the ops that
-//! hold the old module by role (a [`Body`]: the importer's, or the one this writer returned), so
-//! it reads nothing back from MLIR.
+//! Invariants: the importer reads back exactly the new module. Ops the writer builds or changes
+//! are as [`crate::export::append_ops`] writes them (foreign attributes kept), and the body is
+//! in its order; so for a module the exporter wrote, the IR is the exporter's, while ops that
+//! stay unchanged in a module a user wrote keep their attributes as written (a hand-written
+//! `size = 64 : i64` is not rewritten as `ui64`). Every step that can fail (building the new
+//! ops and attribute lists) runs before the first change, and on failure, or a panic, the ops it
+//! built are destroyed, so the module is left as it was. In place needs the same name, target and
+//! buffers and a result whose σ is a permutation of its ops (otherwise [`write_back`] writes
+//! afresh), and the ops that hold the old module by role (a [`Body`]: the importer's, or the
+//! one this writer returned), so it reads nothing back from MLIR. Attributes are set on several
+//! threads only in a context that uniques under locks; use lists and op order change on the
+//! calling thread alone.
 //! Cost: in place, O(V + E) and one attribute dictionary per op that moved or changed, an op
 //! built per new op; afresh, O(V + E + B) ops built.
 
@@ -48,8 +53,9 @@ extern "C" {
 
 /// Writes `after`, the result of a pass on `before`, into `module_op`, which holds `before` in
 /// the ops of `body`, with what `carried` says of them; returns the ops written, in order (phase,
-/// target, buffers, then σ), and the ops that now hold `after`. In place when it can (see the
-/// module header), else afresh.
+/// target, buffers, then σ), and the ops that now hold `after` (`None` when σ is not a
+/// permutation of its ops, which no verified result has). In place when it can (see the module
+/// header), else afresh.
 pub(crate) fn write_back<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
@@ -57,18 +63,39 @@ pub(crate) fn write_back<'c, 'a>(
     before: &Module,
     after: &Module,
     carried: &Carried<'c>,
-) -> Result<(Vec<OperationRef<'c, 'a>>, Body), String> {
-    if before.name != after.name || before.target != after.target || before.buffers != after.buffers
-    {
+) -> Result<(Vec<OperationRef<'c, 'a>>, Option<Body>), String> {
+    // In place needs the same frame, and a result the pass manager lets through (σ a
+    // permutation of the ops, dependencies on ops); otherwise the exporter writes what it can.
+    let same_frame = before.name == after.name
+        && before.target == after.target
+        && before.buffers == after.buffers;
+    if !same_frame || !well_formed(after) {
         let written = replace_body(context, module_op, after, carried)?;
-        let body = body_of(&written, after).ok_or("the written ops do not hold the module")?;
+        let body = well_formed(after)
+            .then(|| body_of(&written, after))
+            .flatten();
         return Ok((written, body));
     }
-    in_place(context, module_op, body, before, after, carried)
+    in_place(context, module_op, body, before, after, carried).map(|(w, b)| (w, Some(b)))
 }
 
-/// The ops holding `module` among `written` (as [`replace_body`] returns them), or `None` when
-/// they are not as many as the module needs.
+/// Whether σ of `module` holds every op exactly once and every dependency names an op: what
+/// the in-place writer relies on (the structural verifier checks more). O(V + E).
+fn well_formed(module: &Module) -> bool {
+    let mut seen = vec![false; module.ops.len()];
+    let once = module.schedule.len() == module.ops.len()
+        && module.schedule.iter().all(|id| {
+            seen.get_mut(id.index())
+                .is_some_and(|s| !std::mem::replace(s, true))
+        });
+    once && module
+        .ops
+        .iter()
+        .all(|op| op.deps.iter().all(|d| d.op.index() < module.ops.len()))
+}
+
+/// The ops holding `module` (well formed) among `written` (as [`replace_body`] returns them), or
+/// `None` when they are not as many as the module needs.
 fn body_of(written: &[OperationRef<'_, '_>], module: &Module) -> Option<Body> {
     let first = 2 + module.buffers.len();
     if written.len() != first + module.schedule.len() {
@@ -139,7 +166,9 @@ fn in_place<'c, 'a>(
     let mut placed: Vec<OperationRef<'c, 'a>> = Vec::with_capacity(after.schedule.len());
     let mut moves: Vec<(MlirOperation, u32)> = Vec::new();
     let mut changes: Vec<(OperationRef<'c, 'a>, OpId, usize, Vec<Value<'c, 'a>>)> = Vec::new();
-    let mut built = Vec::new();
+    // Until every fallible step is done, the ops built so far go again on any way out (an error,
+    // or a panic, which the pass turns into an error), leaving the module as it was.
+    let mut built = Undo(Vec::new());
     let building = (|| -> Result<(), String> {
         for ((pos, &id), at) in after.schedule.iter().enumerate().zip(0u32..) {
             let op = match fates[id.index()] {
@@ -172,7 +201,7 @@ fn in_place<'c, 'a>(
                         )
                         .map_err(|e| e.to_string())?;
                     let new = block.append_operation(new);
-                    built.push(new);
+                    built.0.push(new);
                     new
                 }
             };
@@ -208,13 +237,9 @@ fn in_place<'c, 'a>(
             .map(|list| list.map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, String>>()
     });
-    let attributes = match attributes {
-        Ok(attributes) => attributes,
-        Err(message) => {
-            destroy_all(&built);
-            return Err(message);
-        }
-    };
+    let attributes = attributes?;
+    // The new ops stay.
+    std::mem::take(&mut built.0);
 
     // Nothing below fails.
     if before.phase != after.phase {
@@ -411,6 +436,15 @@ fn set_operands(op: OperationRef<'_, '_>, operands: &[Value<'_, '_>]) {
     let raw: Vec<_> = operands.iter().map(|v| v.to_raw()).collect();
     // SAFETY: the op is live and every value is defined in its body (of its context).
     unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), raw.len() as isize, raw.as_ptr()) }
+}
+
+/// Ops built into a body, destroyed when this goes out of scope holding them.
+struct Undo<'c, 'a>(Vec<OperationRef<'c, 'a>>);
+
+impl Drop for Undo<'_, '_> {
+    fn drop(&mut self) {
+        destroy_all(&self.0);
+    }
 }
 
 /// Replaces the body of `module_op` by `module`'s ops, which keep what `carried` holds for them
