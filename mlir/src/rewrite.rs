@@ -215,27 +215,24 @@ fn in_place<'c, 'a>(
     // kept, none named like an own one), built across threads.
     let shared = Shared(&w);
     let kept = Shared(carried);
-    let targets: Vec<(MlirOperation, OpId, usize)> = changes
-        .iter()
-        .map(|&(op, id, pos, _)| (op.to_raw(), id, pos))
-        .collect();
     let attributes = building.and_then(|()| {
-        let lists = chunked(threads, &targets, |chunk| {
+        let lists = chunked(threads, &changes, |chunk| {
             let w = shared.get();
             chunk
                 .iter()
-                .map(|&(op, id, pos)| {
+                .map(|&(op, id, pos, _)| {
                     let mut attributes = w.scheduled(after, id, pos)?.attributes;
                     let foreign = kept.get().ops.get(&after.op(id).name);
                     attributes.extend(foreign.map_or(&[][..], |kept| &kept.attributes));
-                    Ok((op, named(&attributes)))
+                    Ok((op.to_raw(), named(&attributes)))
                 })
                 .collect::<Result<Vec<_>, BridgeError>>()
         });
-        lists
-            .into_iter()
-            .map(|list| list.map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, String>>()
+        let mut all = Vec::with_capacity(changes.len());
+        for list in lists {
+            all.extend(list.map_err(|e| e.to_string())?);
+        }
+        Ok(all)
     });
     let attributes = attributes?;
     // The new ops stay.
@@ -255,13 +252,11 @@ fn in_place<'c, 'a>(
         }
     });
     chunked(threads, &attributes, |chunk| {
-        for list in chunk {
-            for (op, attributes) in list {
-                // SAFETY: the op is live; the names (distinct) and values belong to its context.
-                unsafe {
-                    latticeMlirSetAttributes(*op, attributes.len() as isize, attributes.as_ptr())
-                };
-            }
+        for (op, attributes) in chunk {
+            // SAFETY: the op is live; the names (distinct) and values belong to its context.
+            unsafe {
+                latticeMlirSetAttributes(*op, attributes.len() as isize, attributes.as_ptr())
+            };
         }
     });
     // Use lists are shared between ops (a buffer's value has many users): one thread.
