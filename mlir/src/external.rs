@@ -260,7 +260,7 @@ fn run_on<'c>(
         Ok(imported) => imported,
         Err(errors) => {
             for e in errors {
-                let at = relocate_in(context, module_op.location(), e.loc, e.file.as_deref());
+                let at = relocate(context, module_op.location(), e.loc, e.file.as_deref());
                 emit(at, Severity::Error, &format!("{arg}: {e}"));
             }
             return Outcome::Failed;
@@ -275,7 +275,7 @@ fn run_on<'c>(
                 .map(|op| op.name);
         let known = name.and_then(|name| imported.carried.ops.get(&name));
         let at = known.map_or_else(
-            || relocate(context, module_op.location(), r.loc),
+            || relocate(context, module_op.location(), r.loc, None),
             |kept| kept.location,
         );
         emit(at, r.severity, &format!("{arg}: {}", r.message));
@@ -484,15 +484,11 @@ fn run_lattice(
     reports
 }
 
-/// An MLIR location for a LIR position: at that line and column of the module's file when the
-/// module came from one, else the module's own location.
-fn relocate<'c>(context: &'c Context, module: Location<'c>, loc: Option<Loc>) -> Location<'c> {
-    relocate_in(context, module, loc, None)
-}
-
-/// [`relocate`] in `file` when one is given (an import error at an op whose location names
-/// another file than the module's, as bytecode or `loc(...)` aliases carry).
-fn relocate_in<'c>(
+/// An MLIR location for a LIR position: at that line and column of `file` when one is given (an
+/// import error at an op whose location names another file than the module's, as bytecode or
+/// `loc(...)` aliases carry), else of the module's file when the module came from one, else the
+/// module's own location.
+fn relocate<'c>(
     context: &'c Context,
     module: Location<'c>,
     loc: Option<Loc>,
