@@ -21,7 +21,8 @@
 //! becomes an error and a failed pass or option); every string handed over is copied by the
 //! receiver before the call returns; option values reach a pass in the registry's declaration
 //! order, the order its C++ options were created in.
-//! Cost: registration O(passes × options); each run is the bridge's (import, pass, export).
+//! Cost: registration O(passes × options); each run is the bridge's (the import, or the module
+//! the previous lattice pass left; the pass; the result written in place).
 
 use lattice::pipeline::{PassSpec, PipelineErrorKind};
 use lattice_passes::REGISTRY;
