@@ -15,9 +15,7 @@
 //! beside the checkout.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use lattice::ir_printing::DumpSink;
 use lattice::manager::Session;
-use lattice::statistics::Statistics;
 use lattice::{parse_pipeline, PassManager};
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_mlir::{add_pipeline, dialect, lir_to_mlir_text};
@@ -44,13 +42,7 @@ fn bridge(c: &mut Criterion) {
             || module.clone(),
             |mut m| {
                 let mut sink = Vec::new();
-                let mut session = Session {
-                    sink: DumpSink::new(&mut sink, None),
-                    diagnostics: Vec::new(),
-                    timing: None,
-                    statistics: Statistics::default(),
-                    dump_name: String::new(),
-                };
+                let mut session = Session::new(&mut sink);
                 let manager = PassManager::new(REGISTRY, pipeline.clone());
                 manager.run(&mut m, &mut session).expect("runs");
                 m

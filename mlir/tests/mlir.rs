@@ -24,9 +24,7 @@
 //! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
 
 use lattice::diagnostic::Diagnostic;
-use lattice::ir_printing::DumpSink;
 use lattice::manager::Session;
-use lattice::statistics::Statistics;
 use lattice::{parse_pipeline, MetricsFormat, PassManager};
 use lattice_lir::contest::{import_graph, ImportOptions};
 use lattice_lir::diag::Severity;
@@ -76,13 +74,7 @@ fn case_path(name: &str) -> PathBuf {
 fn run_lattice(module: &Module, pipeline: &str) -> Module {
     let pipeline = parse_pipeline(pipeline, &REGISTRY).unwrap();
     let mut sink = Vec::new();
-    let mut session = Session {
-        sink: DumpSink::new(&mut sink, None),
-        diagnostics: Vec::new(),
-        timing: None,
-        statistics: Statistics::default(),
-        dump_name: String::new(),
-    };
+    let mut session = Session::new(&mut sink);
     let mut out = module.clone();
     let result = PassManager::new(REGISTRY, pipeline).run(&mut out, &mut session);
     assert!(result.is_ok(), "{}: {:?}", module.name, session.diagnostics);
