@@ -69,14 +69,14 @@ pub(crate) fn write_back<'c, 'a>(
     let same_frame = before.name == after.name
         && before.target == after.target
         && before.buffers == after.buffers;
-    if !same_frame || !well_formed(after) {
-        let written = replace_body(context, module_op, after, carried)?;
-        let body = well_formed(after)
-            .then(|| body_of(&written, after))
-            .flatten();
-        return Ok((written, body));
-    }
-    in_place(context, module_op, body, before, after, carried).map(|(w, b)| (w, Some(b)))
+    let well_formed = well_formed(after);
+    let written = if same_frame && well_formed {
+        in_place(context, module_op, body, before, after, carried)?
+    } else {
+        replace_body(context, module_op, after, carried)?
+    };
+    let body = well_formed.then(|| body_of(&written, after)).flatten();
+    Ok((written, body))
 }
 
 /// Whether σ of `module` holds every op exactly once and every dependency names an op: what
@@ -94,8 +94,8 @@ fn well_formed(module: &Module) -> bool {
         .all(|op| op.deps.iter().all(|d| d.op.index() < module.ops.len()))
 }
 
-/// The ops holding `module` (well formed) among `written` (as [`replace_body`] returns them), or
-/// `None` when they are not as many as the module needs.
+/// The ops holding `module` (well formed) among `written` (phase, target, buffers, then σ, as
+/// both writers return them), or `None` when they are not as many as the module needs.
 fn body_of(written: &[OperationRef<'_, '_>], module: &Module) -> Option<Body> {
     let first = 2 + module.buffers.len();
     if written.len() != first + module.schedule.len() {
@@ -121,7 +121,7 @@ fn op_ref<'c, 'a>(op: MlirOperation) -> OperationRef<'c, 'a> {
 }
 
 /// What becomes of an op of the new module.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Fate {
     /// The op of the old module with the same name and kind stays, otherwise unchanged.
     Moved(OpId),
@@ -139,7 +139,7 @@ fn in_place<'c, 'a>(
     before: &Module,
     after: &Module,
     carried: &Carried<'c>,
-) -> Result<(Vec<OperationRef<'c, 'a>>, Body), String> {
+) -> Result<Vec<OperationRef<'c, 'a>>, String> {
     let block = module_op
         .region(0)
         .ok()
@@ -285,10 +285,6 @@ fn in_place<'c, 'a>(
             stays[old.index()] = true;
         }
     }
-    let mut ops = vec![body.phase; after.ops.len()];
-    for (op, id) in placed.iter().zip(&after.schedule) {
-        ops[id.index()] = op.to_raw();
-    }
     let gone: Vec<OperationRef<'c, 'a>> = body
         .ops
         .iter()
@@ -299,13 +295,7 @@ fn in_place<'c, 'a>(
     // No op that stays uses them any more: each one whose dependencies changed (a dependency
     // gone or rebuilt included) got its operands anew.
     destroy_all(&gone);
-    let body = Body {
-        phase: body.phase,
-        target: body.target,
-        buffers: body.buffers.clone(),
-        ops,
-    };
-    Ok((written, body))
+    Ok(written)
 }
 
 /// For each op of `after` (by index), what becomes of it: the op of `before` with its name and
