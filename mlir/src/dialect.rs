@@ -4,20 +4,26 @@
 //!
 //! **How σ is held.** A lattice module is a `builtin.module`, whose body is a *graph* region: MLIR
 //! gives the order of its ops no meaning (a token may be used above its definition) and no pass
-//! promises to keep it. So the order is written down, not implied: every `lattice.buffer` carries
-//! `pos`, its place in declaration order, and every scheduled op (`alloc`, `free`, `command`,
-//! `spill_out`, `spill_in`) carries `pos`, its place in σ. The importer orders by `pos` alone and
-//! ignores where ops stand in the body, so IR that an upstream pass (or a hand edit) shuffled
-//! reads back to the same σ; positions that are not exactly `0..n` (one missing, out of range or
-//! given twice) are located errors, since then no σ is meant. Body order is not checked against
-//! `pos`: MLIR is free to change it, and rejecting such IR would make a legal rewrite an error.
-//! Rejected alternatives: a `lattice.module` op with an SSACFG region (where MLIR itself keeps op
+//! promises to keep it. So the order is written down, not implied: every `lattice.buffer`
+//! carries `pos`, its place in declaration order, and `lattice.phase` carries `order`, the `id`s
+//! of the scheduled ops (`alloc`, `free`, `command`, `spill_out`, `spill_in`) in σ. The importer
+//! orders by these alone and ignores where ops stand in the body, so IR that an upstream pass (or
+//! a hand edit) shuffled reads back to the same σ; positions that are not exactly `0..n`, and an
+//! `order` that misses an op, lists one twice or names none, are located errors, since then no σ
+//! is meant. Body order is not checked against them: MLIR is free to change it, and rejecting
+//! such IR would make a legal rewrite an error.
+//! Why one `order` list and not a `pos` per scheduled op (the first design): a pass that only
+//! reorders then changes one attribute, where per-op positions change one attribute dictionary
+//! per op that moved — on Matmul_Case1 that was 55 of the bridge's 240 ms, for every op of the
+//! module after `mpas` and `cpe`. Neither form survives a foreign pass that adds, clones or
+//! erases a lattice op without knowing σ (a position left out or given twice, an id missing or
+//! given twice): both are then located import errors, not a silently different σ. Buffers keep
+//! `pos`: passes do not change them.
+//! Rejected alternative: a `lattice.module` op with an SSACFG region (where MLIR itself keeps op
 //! order and checks that tokens are defined before use) cannot be defined in IRDL — an IRDL op
 //! declares no traits, so MLIR would demand a terminator op in that region and the dialect could
-//! not declare one as such; and a single `sigma = [ids…]` array on the module would break every
-//! time a pass (upstream or lattice) adds, removes or clones an op without knowing about it,
-//! whereas a per-op attribute travels with its op (MLIR clones and moves attributes with ops).
-//! The exporter writes ops in `pos` order as well, so printed IR still reads top to bottom in σ.
+//! not declare one as such.
+//! The exporter writes ops in σ order as well, so printed IR still reads top to bottom in σ.
 //!
 //! Invariants: [`register`] is idempotent (a context holds the dialect at most once); a context
 //! from [`context`] also knows every upstream MLIR dialect, so `.mlir` files may hold lattice
@@ -37,23 +43,24 @@ pub const IRDL: &str = include_str!("lattice.irdl.mlir");
 /// The dialect namespace: every lattice op is named `lattice.<op>`.
 pub const NAMESPACE: &str = "lattice";
 
-/// `lattice.phase {phase}`: the module's pipeline phase.
+/// `lattice.phase {phase, order}`: the module's pipeline phase and σ (the ids of its scheduled
+/// ops, in order).
 pub const PHASE: &str = "lattice.phase";
 /// `lattice.target {tiers, pipes, spill_out, spill_in, spill_cost_base, spill_cost_per_byte,
 /// l0_exclusive}`: the machine.
 pub const TARGET: &str = "lattice.target";
 /// `lattice.buffer {id, pos, tier, size, backed} -> !lattice.buf`: a buffer declaration.
 pub const BUFFER: &str = "lattice.buffer";
-/// `lattice.alloc(buffer, deps...) {id, pos, dep_kinds, offset?} -> !lattice.token`.
+/// `lattice.alloc(buffer, deps...) {id, dep_kinds, offset?} -> !lattice.token`.
 pub const ALLOC: &str = "lattice.alloc";
-/// `lattice.free(buffer, deps...) {id, pos, dep_kinds} -> !lattice.token`.
+/// `lattice.free(buffer, deps...) {id, dep_kinds} -> !lattice.token`.
 pub const FREE: &str = "lattice.free";
-/// `lattice.command(buffers..., deps...) {id, pos, opcode, pipe, cycles, dep_kinds,
+/// `lattice.command(buffers..., deps...) {id, opcode, pipe, cycles, dep_kinds,
 /// operandSegmentSizes} -> !lattice.token`: a command of the input DAG.
 pub const COMMAND: &str = "lattice.command";
-/// `lattice.spill_out(buffer, deps...) {id, pos, pipe, cycles, dep_kinds} -> !lattice.token`.
+/// `lattice.spill_out(buffer, deps...) {id, pipe, cycles, dep_kinds} -> !lattice.token`.
 pub const SPILL_OUT: &str = "lattice.spill_out";
-/// `lattice.spill_in(buffer, deps...) {id, pos, offset, pipe, cycles, dep_kinds} ->
+/// `lattice.spill_in(buffer, deps...) {id, offset, pipe, cycles, dep_kinds} ->
 /// !lattice.token`.
 pub const SPILL_IN: &str = "lattice.spill_in";
 
@@ -66,7 +73,7 @@ pub const OPS: [&str; 8] = [
 /// keeps it aside and the bridge puts it back when a pass rewrites the module).
 pub fn own_attributes(op: &str) -> &'static [&'static str] {
     match op {
-        PHASE => &["phase"],
+        PHASE => &["phase", ORDER],
         TARGET => &[
             "tiers",
             "pipes",
@@ -77,19 +84,11 @@ pub fn own_attributes(op: &str) -> &'static [&'static str] {
             "l0_exclusive",
         ],
         BUFFER => &["id", POS, "tier", "size", "backed"],
-        ALLOC => &["id", POS, "dep_kinds", "offset"],
-        FREE => &["id", POS, "dep_kinds"],
-        COMMAND => &[
-            "id",
-            POS,
-            "opcode",
-            "pipe",
-            "cycles",
-            "dep_kinds",
-            SEGMENT_SIZES,
-        ],
-        SPILL_OUT => &["id", POS, "pipe", "cycles", "dep_kinds"],
-        SPILL_IN => &["id", POS, "offset", "pipe", "cycles", "dep_kinds"],
+        ALLOC => &["id", "dep_kinds", "offset"],
+        FREE => &["id", "dep_kinds"],
+        COMMAND => &["id", "opcode", "pipe", "cycles", "dep_kinds", SEGMENT_SIZES],
+        SPILL_OUT => &["id", "pipe", "cycles", "dep_kinds"],
+        SPILL_IN => &["id", "offset", "pipe", "cycles", "dep_kinds"],
         _ => &[],
     }
 }
@@ -104,9 +103,12 @@ pub const BUF_TYPE: &str = "!lattice.buf";
 /// The type of an op's completion, used as a dependency operand.
 pub const TOKEN_TYPE: &str = "!lattice.token";
 
-/// The place of a buffer among the buffers (declaration order) or of an op in σ, from 0 (see the
-/// header: MLIR gives the order of a module's body no meaning).
+/// The place of a buffer among the buffers (declaration order), from 0 (see the header: MLIR
+/// gives the order of a module's body no meaning).
 pub const POS: &str = "pos";
+
+/// σ on `lattice.phase`: the `id`s of the module's scheduled ops in order (an `array<i64: …>`).
+pub const ORDER: &str = "order";
 
 /// The attribute MLIR uses to split two variadic operand groups.
 pub const SEGMENT_SIZES: &str = "operandSegmentSizes";

@@ -173,28 +173,39 @@ pub enum ImportErrorKind {
         /// Entries of `dep_kinds`.
         kinds: usize,
     },
-    /// A `pos` at or past the number of buffers (or scheduled ops) of the module.
-    #[error("`pos = {pos}` of `{op}` is out of range: {what} positions run from 0 to {}", count - 1)]
+    /// A buffer's `pos` at or past the number of buffers of the module.
+    #[error("`pos = {pos}` of `lattice.buffer` is out of range: buffer positions run from 0 to {}", count - 1)]
     PositionRange {
-        /// The op name.
-        op: &'static str,
         /// The position given.
         pos: u64,
-        /// How many buffers (or scheduled ops) the module has.
+        /// How many buffers the module has.
         count: usize,
-        /// "buffer" or "scheduled op".
-        what: &'static str,
     },
-    /// Two buffers (or two scheduled ops) at one `pos`.
-    #[error("a second {what} at `pos = {pos}`{}", first.map_or_else(String::new, |line| format!(" (the first is on line {line})")))]
+    /// Two buffers at one `pos`.
+    #[error("a second buffer at `pos = {pos}`{}", first.map_or_else(String::new, |line| format!(" (the first is on line {line})")))]
     DuplicatePosition {
         /// The position given twice.
         pos: u64,
-        /// "buffer" or "scheduled op".
-        what: &'static str,
         /// The line of the first one, when the MLIR came from text.
         first: Option<u32>,
     },
+    /// Two scheduled ops with one `id`, so `order` cannot tell them apart.
+    #[error("a second scheduled op with `id = {id}`{}", first.map_or_else(String::new, |line| format!(" (the first is on line {line})")))]
+    DuplicateId {
+        /// The id given twice.
+        id: u32,
+        /// The line of the first one, when the MLIR came from text.
+        first: Option<u32>,
+    },
+    /// `order` lists a value that is the `id` of no scheduled op of the module.
+    #[error("`order` lists {0}, which is the `id` of no scheduled op of this module")]
+    OrderUnknown(i64),
+    /// `order` lists an op twice.
+    #[error("`order` lists the op with `id = {0}` twice; σ holds every scheduled op once")]
+    OrderTwice(u32),
+    /// A scheduled op `order` does not list.
+    #[error("the op with `id = {0}` is not in the `order` of `lattice.phase`; σ holds every scheduled op once")]
+    NotInOrder(u32),
     /// An unknown dependency kind.
     #[error("unknown dependency kind `{0}`; kinds are precedence, spill and reuse")]
     UnknownDepKind(String),

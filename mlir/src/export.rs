@@ -4,7 +4,8 @@
 //! `lattice.phase`, `lattice.target`, one `lattice.buffer` per buffer in declaration order, then
 //! one op per LIR op in σ order (`lattice.alloc`, `.free`, `.command`, `.spill_out`, `.spill_in`).
 //! That order is also written down, since MLIR gives body order no meaning: each buffer's `pos`
-//! is its place among the buffers, each op's `pos` its place in σ (see [`crate::dialect`]).
+//! is its place among the buffers, and `lattice.phase`'s `order` lists the ops' `id`s in σ (see
+//! [`crate::dialect`]).
 //! Every op yields a `!lattice.token`; its dependencies are token operands in the order stored,
 //! with `dep_kinds` naming each one's kind; buffers are `!lattice.buf` operands. Ids are `ui32`,
 //! sizes, cycles, offsets and capacities `ui64`, flags `i1`.
@@ -23,24 +24,24 @@ use crate::strings::identifier_str;
 use lattice_lir::diag::Loc;
 use lattice_lir::{BufferId, Dep, DepKind, Module, OpId, OpKind, Phase, PipeId, Target};
 use melior::ir::attribute::{
-    ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
-    StringAttribute,
+    ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute,
+    DictionaryAttribute, IntegerAttribute, StringAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationMutLike};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, BlockRef, Identifier, Location, Type, Value};
 use melior::Context;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What the MLIR ops of a module hold that LIR has no place for, by op and buffer names (`%12` →
 /// 12, `@b3` → 3), which passes keep, unlike arena indices.
 #[derive(Clone, Debug, Default)]
 pub struct Carried<'c> {
     /// Per op name.
-    pub ops: HashMap<u32, Kept<'c>>,
+    pub ops: FxHashMap<u32, Kept<'c>>,
     /// Per buffer name.
-    pub buffers: HashMap<u32, Kept<'c>>,
+    pub buffers: FxHashMap<u32, Kept<'c>>,
     /// Of the `lattice.phase` and `lattice.target` ops, in that order.
     pub header: Vec<Kept<'c>>,
 }
@@ -122,7 +123,7 @@ pub fn append_ops<'c>(
     block.append_operation(w.build(
         dialect::PHASE,
         header(0),
-        &[w.phase(module.phase)],
+        &[w.phase(module.phase), w.order(module)],
         &[],
         None,
     )?);
@@ -153,10 +154,10 @@ pub fn append_ops<'c>(
     }
 
     let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
-    for (pos, &id) in module.schedule.iter().enumerate() {
+    for &id in &module.schedule {
         let op = module.op(id);
         let origin = Origin::of(carried.ops.get(&op.name), || w.op_location(op.name));
-        let parts = w.scheduled(module, id, pos)?;
+        let parts = w.scheduled(module, id)?;
         let operands = operands(module, id, &buffers, &tokens)?;
         let built = w.build(
             parts.name,
@@ -257,6 +258,7 @@ impl<'k, 'c> Origin<'k, 'c> {
 /// per op written.
 pub(crate) struct Names<'c> {
     pub phase: Identifier<'c>,
+    pub order: Identifier<'c>,
     pub id: Identifier<'c>,
     pub pos: Identifier<'c>,
     pub tier: Identifier<'c>,
@@ -305,6 +307,7 @@ impl<'c> Writer<'c> {
             ui64: IntegerType::unsigned(context, 64).into(),
             names: Names {
                 phase: name("phase"),
+                order: name(dialect::ORDER),
                 id: name("id"),
                 pos: name(dialect::POS),
                 tier: name("tier"),
@@ -350,16 +353,23 @@ impl<'c> Writer<'c> {
         (self.names.phase, self.string(phase.keyword()))
     }
 
-    /// A `pos` attribute (`ui32`, like ids: a module has fewer than 2^32 ops).
-    pub(crate) fn pos(&self, pos: usize) -> Result<Attribute<'c>, BridgeError> {
-        let pos = u32::try_from(pos)
-            .map_err(|_| BridgeError::Export(format!("position {pos} overflows ui32")))?;
-        Ok(self.position(pos))
+    /// The phase op's `order`: the ids of `module`'s scheduled ops in σ (`i64`, the widest
+    /// element MLIR's dense arrays have, so every `ui32` id prints as itself).
+    pub(crate) fn order(&self, module: &Module) -> (Identifier<'c>, Attribute<'c>) {
+        let ids: Vec<i64> = module
+            .schedule
+            .iter()
+            .map(|&id| i64::from(module.op(id).name))
+            .collect();
+        let order = DenseI64ArrayAttribute::new(self.context, &ids).into();
+        (self.names.order, order)
     }
 
-    /// The `pos` attribute of position `pos`.
-    pub(crate) fn position(&self, pos: u32) -> Attribute<'c> {
-        self.uint32(pos)
+    /// A buffer's `pos` attribute (`ui32`, like ids: a module has fewer than 2^32 buffers).
+    fn pos(&self, pos: usize) -> Result<Attribute<'c>, BridgeError> {
+        let pos = u32::try_from(pos)
+            .map_err(|_| BridgeError::Export(format!("position {pos} overflows ui32")))?;
+        Ok(self.uint32(pos))
     }
 
     fn boolean(&self, value: bool) -> Attribute<'c> {
@@ -416,23 +426,21 @@ impl<'c> Writer<'c> {
         ]
     }
 
-    /// The op name and own attributes of op `id` of `module`, written at σ position `pos`.
+    /// The op name and own attributes of op `id` of `module`.
     pub(crate) fn scheduled(
         &self,
         module: &Module,
         id: OpId,
-        pos: usize,
     ) -> Result<Scheduled<'c>, BridgeError> {
         let op = module.op(id);
         let n = &self.names;
         let id_attr = (n.id, self.uint32(op.name));
-        let pos_attr = (n.pos, self.pos(pos)?);
         let kinds = (n.dep_kinds, self.dep_kinds(&op.deps));
         let pipe = |p: PipeId| (n.pipe, self.pipes[p.index()]);
         let cycles = |c: u64| (n.cycles, self.uint64(c));
         Ok(match &op.kind {
             OpKind::Alloc { offset, .. } => {
-                let mut attributes = vec![id_attr, pos_attr, kinds];
+                let mut attributes = vec![id_attr, kinds];
                 if let Some(offset) = offset {
                     attributes.push((n.offset, self.uint64(*offset)));
                 }
@@ -443,7 +451,7 @@ impl<'c> Writer<'c> {
             }
             OpKind::Free { .. } => Scheduled {
                 name: dialect::FREE,
-                attributes: vec![id_attr, pos_attr, kinds],
+                attributes: vec![id_attr, kinds],
             },
             OpKind::Compute {
                 opcode,
@@ -454,7 +462,6 @@ impl<'c> Writer<'c> {
                 name: dialect::COMMAND,
                 attributes: vec![
                     id_attr,
-                    pos_attr,
                     (n.opcode, self.string(opcode)),
                     pipe(*p),
                     cycles(*c),
@@ -466,7 +473,7 @@ impl<'c> Writer<'c> {
                 pipe: p, cycles: c, ..
             } => Scheduled {
                 name: dialect::SPILL_OUT,
-                attributes: vec![id_attr, pos_attr, pipe(*p), cycles(*c), kinds],
+                attributes: vec![id_attr, pipe(*p), cycles(*c), kinds],
             },
             OpKind::SpillIn {
                 offset,
@@ -477,7 +484,6 @@ impl<'c> Writer<'c> {
                 name: dialect::SPILL_IN,
                 attributes: vec![
                     id_attr,
-                    pos_attr,
                     (n.offset, self.uint64(*offset)),
                     pipe(*p),
                     cycles(*c),

@@ -50,7 +50,7 @@ use melior::ir::{Attribute, Identifier, Location, OperationRef};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef, StringRef};
 use mlir_sys::{MlirDiagnosticSeverity, MlirLocation, MlirOperation, MlirStringRef};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ffi::c_void;
 
 /// The MLIR pass argument of a lattice pass: `lattice-` and its registered name.
@@ -366,7 +366,11 @@ fn carried_after<'c>(
 }
 
 /// Brings `kept` (by name) in line with the ops `written` under `names` (see [`carried_after`]).
-fn update<'c>(kept: &mut HashMap<u32, Kept<'c>>, names: &[u32], written: &[OperationRef<'c, '_>]) {
+fn update<'c>(
+    kept: &mut FxHashMap<u32, Kept<'c>>,
+    names: &[u32],
+    written: &[OperationRef<'c, '_>],
+) {
     for (name, op) in names.iter().zip(written) {
         match kept.get_mut(name) {
             Some(old) if !old.attributes.is_empty() => {
@@ -385,7 +389,7 @@ fn update<'c>(kept: &mut HashMap<u32, Kept<'c>>, names: &[u32], written: &[Opera
     // Every name written is kept now, and names are unique (the structural verifier checked), so
     // more entries than names means some ops are gone.
     if kept.len() != names.len() {
-        let live: HashSet<u32> = names.iter().copied().collect();
+        let live: FxHashSet<u32> = names.iter().copied().collect();
         kept.retain(|name, _| live.contains(name));
     }
 }

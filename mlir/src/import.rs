@@ -3,10 +3,11 @@
 //! A *lattice module* is a `builtin.module` whose body holds `lattice.*` ops (and nothing else);
 //! it may be the top-level module or nested in one next to other MLIR. Its body holds one
 //! `lattice.phase`, one `lattice.target`, the buffers and the ops (see [`crate::export`]), in any
-//! order: buffers are declared in the order of their `pos` and ops scheduled in the order of
-//! theirs (MLIR gives body order no meaning; see [`crate::dialect`]), and positions must number
-//! each kind exactly 0..n. A token may name any op of the module (one later in σ is then
-//! reported by the structural verifier as a dependency after its user, like in LIR text).
+//! order: buffers are declared in the order of their `pos`, which must number them exactly 0..n,
+//! and ops scheduled in the order the phase op's `order` lists their `id`s, each exactly once
+//! (MLIR gives body order no meaning; see [`crate::dialect`]). A token may name any op of the
+//! module (one later in σ is then reported by the structural verifier as a dependency after its
+//! user, like in LIR text).
 //!
 //! Invariants: the result carries, per op and buffer, the MLIR location it came from (and a LIR
 //! [`Loc`] when that is a file location), so diagnostics about it point at the user's text, and
@@ -31,14 +32,15 @@ use lattice_lir::diag::Loc;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
 use lattice_lir::{SpillCost, Target, Tier, TierId};
 use melior::ir::attribute::{
-    ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
+    ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute,
+    DictionaryAttribute, IntegerAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationResult};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike};
 use mlir_sys::MlirOperation;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A module read from MLIR, with where each of its parts came from.
 pub struct Imported<'c> {
@@ -216,9 +218,9 @@ pub fn import_module<'c>(
         }
         slot.get_or_insert(op);
     }
-    let buffer_ops = in_position_order(buffer_ops, |op| (op, dialect::BUFFER), &mut errors);
-    let lir_ops = in_position_order(lir_ops, |item| item, &mut errors);
+    let buffer_ops = in_position_order(buffer_ops, &mut errors);
     let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
+    let lir_ops = in_sigma_order(lir_ops, phase_op, &mut errors);
     let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
     let phase = read_phase(phase_op).map_err(|e| vec![e])?;
     let target = read_target(target_op).map_err(|e| vec![e])?;
@@ -229,8 +231,9 @@ pub fn import_module<'c>(
         header: vec![kept(phase_op), kept(target_op)],
         ..Carried::default()
     };
-    let mut buffer_ids: HashMap<usize, BufferId> = HashMap::with_capacity(buffer_ops.len());
-    let mut broken_buffers = HashSet::new();
+    let mut buffer_ids: FxHashMap<usize, BufferId> =
+        FxHashMap::with_capacity_and_hasher(buffer_ops.len(), Default::default());
+    let mut broken_buffers = FxHashSet::default();
     for op in &buffer_ops {
         match read_buffer(*op, &module.target) {
             Ok(buffer) => {
@@ -244,7 +247,7 @@ pub fn import_module<'c>(
             }
         }
     }
-    let op_ids: HashMap<usize, OpId> = lir_ops
+    let op_ids: FxHashMap<usize, OpId> = lir_ops
         .iter()
         .enumerate()
         .map(|(i, (op, _))| (key(*op), OpId::new(i)))
@@ -283,25 +286,18 @@ pub fn import_module<'c>(
     }
 }
 
-/// `items` (buffers, or scheduled ops) in the order of their ops' `pos`, which must number them
-/// exactly 0..n. On any problem, reported in `errors`, the body order instead: every op is still
-/// read, so none is reported again as a dangling operand of another. O(n).
-fn in_position_order<'c: 'a, 'a, T: Copy>(
-    items: Vec<T>,
-    op_of: impl Fn(T) -> (OperationRef<'c, 'a>, &'static str),
+/// The buffer declarations `ops` in the order of their `pos`, which must number them exactly
+/// 0..n. On any problem, reported in `errors`, the body order instead: every buffer is still
+/// read, so none is reported again as a dangling operand of an op. O(n).
+fn in_position_order<'c: 'a, 'a>(
+    ops: Vec<OperationRef<'c, 'a>>,
     errors: &mut Vec<ImportError>,
-) -> Vec<T> {
-    let count = items.len();
-    let mut slots: Vec<Option<T>> = vec![None; count];
+) -> Vec<OperationRef<'c, 'a>> {
+    let count = ops.len();
+    let mut slots: Vec<Option<OperationRef<'c, 'a>>> = vec![None; count];
     let mut ordered = true;
-    for &item in &items {
-        let (op, name) = op_of(item);
-        let a = Attrs::new(op, name);
-        let what = if name == dialect::BUFFER {
-            "buffer"
-        } else {
-            "scheduled op"
-        };
+    for &op in &ops {
+        let a = Attrs::new(op, dialect::BUFFER);
         let pos = match a.uint(dialect::POS, u64::from(u32::MAX)) {
             Ok(pos) => pos,
             Err(e) => {
@@ -312,19 +308,13 @@ fn in_position_order<'c: 'a, 'a, T: Copy>(
         };
         let slot = usize::try_from(pos).ok().and_then(|p| slots.get_mut(p));
         let problem = match slot {
-            None => K::PositionRange {
-                op: name,
-                pos,
-                count,
-                what,
-            },
+            None => K::PositionRange { pos, count },
             Some(Some(first)) => K::DuplicatePosition {
                 pos,
-                what,
-                first: loc_of(op_of(*first).0.location()).map(|l| l.line),
+                first: loc_of(first.location()).map(|l| l.line),
             },
             Some(slot) => {
-                *slot = Some(item);
+                *slot = Some(op);
                 continue;
             }
         };
@@ -332,10 +322,73 @@ fn in_position_order<'c: 'a, 'a, T: Copy>(
         ordered = false;
     }
     if !ordered {
-        return items;
+        return ops;
     }
-    // `count` items in distinct slots below `count`: every slot is filled.
+    // `count` ops in distinct slots below `count`: every slot is filled.
     slots.into_iter().flatten().collect()
+}
+
+/// The scheduled ops `ops` (with their op names) in σ: the order in which `phase_op`'s `order`
+/// lists their `id`s, which must name every op exactly once and nothing else. On any problem,
+/// reported in `errors`, the body order instead, as for buffers; an op whose `id` does not read
+/// leaves the order unchecked, since `read_op` reports that id and the order cannot be matched
+/// without it. O(n) hash lookups.
+fn in_sigma_order<'c: 'a, 'a>(
+    ops: Vec<(OperationRef<'c, 'a>, &'static str)>,
+    phase_op: OperationRef<'c, 'a>,
+    errors: &mut Vec<ImportError>,
+) -> Vec<(OperationRef<'c, 'a>, &'static str)> {
+    let phase = Attrs::new(phase_op, dialect::PHASE);
+    let order = match phase.order() {
+        Ok(order) => order,
+        Err(e) => {
+            errors.push(e);
+            return ops;
+        }
+    };
+    let Ok(ids) = ops
+        .iter()
+        .map(|&(op, name)| Attrs::new(op, name).id())
+        .collect::<Result<Vec<u32>, _>>()
+    else {
+        return ops;
+    };
+    let reported = errors.len();
+    let mut by_id: FxHashMap<u32, usize> =
+        FxHashMap::with_capacity_and_hasher(ops.len(), Default::default());
+    for (index, (&id, &(op, name))) in ids.iter().zip(&ops).enumerate() {
+        if let Some(&first) = by_id.get(&id) {
+            let first = loc_of(ops[first].0.location()).map(|l| l.line);
+            errors.push(Attrs::new(op, name).error(K::DuplicateId { id, first }));
+        } else {
+            by_id.insert(id, index);
+        }
+    }
+    if errors.len() > reported {
+        return ops;
+    }
+    let mut listed = vec![false; ops.len()];
+    let mut ordered = Vec::with_capacity(ops.len());
+    for value in order {
+        let index = u32::try_from(value).ok().and_then(|id| by_id.get(&id));
+        match index {
+            None => errors.push(phase.error(K::OrderUnknown(value))),
+            Some(&index) if listed[index] => errors.push(phase.error(K::OrderTwice(ids[index]))),
+            Some(&index) => {
+                listed[index] = true;
+                ordered.push(ops[index]);
+            }
+        }
+    }
+    for ((&id, &(op, name)), listed) in ids.iter().zip(&ops).zip(listed) {
+        if !listed {
+            errors.push(Attrs::new(op, name).error(K::NotInOrder(id)));
+        }
+    }
+    if errors.len() > reported {
+        return ops;
+    }
+    ordered
 }
 
 /// The location and foreign attributes of lattice op `op`.
@@ -475,10 +528,10 @@ fn read_buffer(op: OperationRef<'_, '_>, target: &Target) -> Result<Buffer, Impo
 
 /// Where operand values come from: op addresses of this module's buffers and ops.
 struct Refs<'m> {
-    buffers: &'m HashMap<usize, BufferId>,
+    buffers: &'m FxHashMap<usize, BufferId>,
     /// Buffer declarations that failed to import (their errors are reported).
-    broken_buffers: &'m HashSet<usize>,
-    ops: &'m HashMap<usize, OpId>,
+    broken_buffers: &'m FxHashSet<usize>,
+    ops: &'m FxHashMap<usize, OpId>,
 }
 
 /// Reads one LIR op; `None` when it uses a buffer whose declaration failed to import.
@@ -691,6 +744,17 @@ impl<'c, 'a> Attrs<'c, 'a> {
                 valid: target.pipe_names(),
             })
         })
+    }
+
+    /// σ as the phase op's `order` lists it: op ids (not yet checked to be ids).
+    fn order(&self) -> Result<Vec<i64>, ImportError> {
+        const EXPECTED: &str = "the `id`s of the scheduled ops in σ, `array<i64: 0, 1, …>`";
+        let value = self.get(dialect::ORDER, EXPECTED)?;
+        let order = DenseI64ArrayAttribute::try_from(value)
+            .map_err(|_| self.bad(dialect::ORDER, EXPECTED, value))?;
+        Ok((0..order.len())
+            .filter_map(|i| order.element(i).ok())
+            .collect())
     }
 
     /// `(buffers, dependencies)` from `operandSegmentSizes`.

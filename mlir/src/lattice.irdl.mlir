@@ -4,21 +4,23 @@
 // the rest (values in range, names resolving to the target) is lattice_mlir::import's job.
 // Optional facts that IRDL cannot mark optional (the offset of an unplanned `alloc`) are left
 // out of the definition and checked by the importer.
-// `pos` holds the order MLIR does not: a module's body is a graph region, whose op order means
-// nothing, so each buffer carries its place in declaration order and each scheduled op its place
-// in σ (0, 1, …); the importer orders by it and checks it is exactly 0..n. An SSACFG region
-// would keep the order itself but needs a terminator, which an IRDL op cannot be (see
-// lattice_mlir::dialect).
+// The order MLIR does not hold is written down: a module's body is a graph region, whose op
+// order means nothing, so each buffer carries `pos`, its place in declaration order (0, 1, …),
+// and `lattice.phase` carries `order`, the ids of the scheduled ops in σ; the importer orders by
+// them and checks they name each buffer and op exactly once. An SSACFG region would keep the
+// order itself but needs a terminator, which an IRDL op cannot be (see lattice_mlir::dialect).
 irdl.dialect @lattice {
   // A buffer declared by `lattice.buffer`, named by the ops that allocate, use or spill it.
   irdl.type @buf
   // Completion of an op: the dependencies of later ops are their token operands.
   irdl.type @token
 
-  // The pipeline phase of the enclosing module: "parsed", "scheduled", "planned" or "refined".
+  // The state of the enclosing module: its pipeline phase ("parsed", "scheduled", "planned" or
+  // "refined") and σ, the `id`s of its scheduled ops in order.
   irdl.operation @phase {
     %phase = irdl.base "#builtin.string"
-    irdl.attributes {"phase" = %phase}
+    %order = irdl.base "#builtin.dense_array"
+    irdl.attributes {"phase" = %phase, "order" = %order}
   }
 
   // The machine: tiers (dictionaries {name, capacity, staging}), pipes, spill pipes and cost,
@@ -61,16 +63,15 @@ irdl.dialect @lattice {
     irdl.results(buffer: %buffer_type)
   }
 
-  // Start of a buffer's lifetime; `offset` (optional) is bound by planning. `pos` of this op
-  // and the four below is its place in σ.
+  // Start of a buffer's lifetime; `offset` (optional) is bound by planning. This op and the
+  // four below are the scheduled ops: `id` is what `order` lists.
   irdl.operation @alloc {
     %id = irdl.base "#builtin.integer"
-    %pos = irdl.base "#builtin.integer"
     %dep_kinds = irdl.base "#builtin.array"
     %buffer_type = irdl.base @lattice::@buf
     %deps_type = irdl.base @lattice::@token
     %done_type = irdl.base @lattice::@token
-    irdl.attributes {"id" = %id, "pos" = %pos, "dep_kinds" = %dep_kinds}
+    irdl.attributes {"id" = %id, "dep_kinds" = %dep_kinds}
     irdl.operands(buffer: %buffer_type, deps: variadic %deps_type)
     irdl.results(done: %done_type)
   }
@@ -78,12 +79,11 @@ irdl.dialect @lattice {
   // End of a buffer's lifetime.
   irdl.operation @free {
     %id = irdl.base "#builtin.integer"
-    %pos = irdl.base "#builtin.integer"
     %dep_kinds = irdl.base "#builtin.array"
     %buffer_type = irdl.base @lattice::@buf
     %deps_type = irdl.base @lattice::@token
     %done_type = irdl.base @lattice::@token
-    irdl.attributes {"id" = %id, "pos" = %pos, "dep_kinds" = %dep_kinds}
+    irdl.attributes {"id" = %id, "dep_kinds" = %dep_kinds}
     irdl.operands(buffer: %buffer_type, deps: variadic %deps_type)
     irdl.results(done: %done_type)
   }
@@ -91,7 +91,6 @@ irdl.dialect @lattice {
   // A command of the input DAG: opcode, pipe, cycles and the buffers it names.
   irdl.operation @command {
     %id = irdl.base "#builtin.integer"
-    %pos = irdl.base "#builtin.integer"
     %opcode = irdl.base "#builtin.string"
     %pipe = irdl.base "#builtin.string"
     %cycles = irdl.base "#builtin.integer"
@@ -101,7 +100,6 @@ irdl.dialect @lattice {
     %done_type = irdl.base @lattice::@token
     irdl.attributes {
       "id" = %id,
-      "pos" = %pos,
       "opcode" = %opcode,
       "pipe" = %pipe,
       "cycles" = %cycles,
@@ -114,7 +112,6 @@ irdl.dialect @lattice {
   // Moves a buffer out of its tier.
   irdl.operation @spill_out {
     %id = irdl.base "#builtin.integer"
-    %pos = irdl.base "#builtin.integer"
     %pipe = irdl.base "#builtin.string"
     %cycles = irdl.base "#builtin.integer"
     %dep_kinds = irdl.base "#builtin.array"
@@ -123,7 +120,6 @@ irdl.dialect @lattice {
     %done_type = irdl.base @lattice::@token
     irdl.attributes {
       "id" = %id,
-      "pos" = %pos,
       "pipe" = %pipe,
       "cycles" = %cycles,
       "dep_kinds" = %dep_kinds
@@ -135,7 +131,6 @@ irdl.dialect @lattice {
   // Brings a spilled buffer back at `offset`.
   irdl.operation @spill_in {
     %id = irdl.base "#builtin.integer"
-    %pos = irdl.base "#builtin.integer"
     %offset = irdl.base "#builtin.integer"
     %pipe = irdl.base "#builtin.string"
     %cycles = irdl.base "#builtin.integer"
@@ -145,7 +140,6 @@ irdl.dialect @lattice {
     %done_type = irdl.base @lattice::@token
     irdl.attributes {
       "id" = %id,
-      "pos" = %pos,
       "offset" = %offset,
       "pipe" = %pipe,
       "cycles" = %cycles,

@@ -2,13 +2,13 @@
 //! place, changing only what differs ([`write_back`]), or afresh ([`replace_body`]).
 //!
 //! In place, an op that stays — same name (`%12`), same kind — keeps its MLIR identity, location
-//! and foreign attributes: when nothing but its place in σ changed it gets a new `pos` (one
-//! attribute dictionary), otherwise its own attributes are set as the exporter writes them and
-//! its operands are set anew; ops the module lost are destroyed, ops it gained are built by the
-//! exporter's [`Writer`]; the body is put in σ order (MLIR gives a graph region's order no
-//! meaning, but printed IR should read top to bottom in σ). That is what a pass like `dlr` needs,
-//! which adds spills, binds offsets and moves nearly every op, and what `mpas` and `cpe`, which
-//! only reorder, need.
+//! and foreign attributes: when nothing but its place in σ changed it is left as it is (σ is the
+//! phase op's `order`, one attribute set once), otherwise its own attributes are set as the
+//! exporter writes them and its operands are set anew; ops the module lost are destroyed, ops it
+//! gained are built by the exporter's [`Writer`]; the body is put in σ order (MLIR gives a graph
+//! region's order no meaning, but printed IR should read top to bottom in σ). That is what a
+//! pass like `dlr` needs, which adds spills, binds offsets and moves nearly every op, and what
+//! `mpas` and `cpe`, which only reorder, need.
 //!
 //! Invariants: the importer reads back exactly the new module. Ops the writer builds or changes
 //! are as [`crate::export::append_ops`] writes them (foreign attributes kept), and the body is
@@ -22,8 +22,8 @@
 //! one this writer returned), so it reads nothing back from MLIR. Attributes are set on several
 //! threads only in a context that uniques under locks; use lists and op order change on the
 //! calling thread alone.
-//! Cost: in place, O(V + E) and one attribute dictionary per op that moved or changed, an op
-//! built per new op; afresh, O(V + E + B) ops built.
+//! Cost: in place, O(V + E), one attribute dictionary per op that changed and an op built per
+//! new op; afresh, O(V + E + B) ops built.
 
 use crate::error::BridgeError;
 use crate::export::{append_ops, operands, Carried, Origin, Writer};
@@ -36,7 +36,7 @@ use melior::ir::{
 };
 use melior::Context;
 use mlir_sys::{MlirAttribute, MlirContext, MlirIdentifier, MlirNamedAttribute, MlirOperation};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 extern "C" {
     /// `shim/attrs.cpp`: whether `context` has multithreading enabled.
@@ -145,15 +145,8 @@ fn in_place<'c, 'a>(
         .ok()
         .and_then(|r| r.first_block())
         .ok_or("the module has no body")?;
-    let mut was_at = vec![0; before.ops.len()];
-    for (pos, id) in before.schedule.iter().enumerate() {
-        was_at[id.index()] = pos;
-    }
     let fates = fates(before, after);
     let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
-    // Positions are ui32: refuse the last one before anything changes.
-    w.pos(after.schedule.len().saturating_sub(1))
-        .map_err(|e| e.to_string())?;
 
     // Build what is new, at the end of the body, in σ order (so every dependency's token exists).
     let buffer_ops: Vec<OperationRef<'c, 'a>> = body.buffers.iter().map(|&op| op_ref(op)).collect();
@@ -164,31 +157,24 @@ fn in_place<'c, 'a>(
         .map_err(|e| e.to_string())?;
     let mut tokens: Vec<Option<Value<'c, 'a>>> = vec![None; after.ops.len()];
     let mut placed: Vec<OperationRef<'c, 'a>> = Vec::with_capacity(after.schedule.len());
-    let mut moves: Vec<(MlirOperation, u32)> = Vec::new();
-    let mut changes: Vec<(OperationRef<'c, 'a>, OpId, usize, Vec<Value<'c, 'a>>)> = Vec::new();
+    let mut changes: Vec<(OperationRef<'c, 'a>, OpId, Vec<Value<'c, 'a>>)> = Vec::new();
     // Until every fallible step is done, the ops built so far go again on any way out (an error,
     // or a panic, which the pass turns into an error), leaving the module as it was.
     let mut built = Undo(Vec::new());
     let building = (|| -> Result<(), String> {
-        for ((pos, &id), at) in after.schedule.iter().enumerate().zip(0u32..) {
+        for &id in &after.schedule {
             let op = match fates[id.index()] {
-                Fate::Moved(old) => {
-                    let op = op_ref(body.ops[old.index()]);
-                    if was_at[old.index()] != pos {
-                        moves.push((op.to_raw(), at));
-                    }
-                    op
-                }
+                Fate::Moved(old) => op_ref(body.ops[old.index()]),
                 Fate::Changed(old) => {
                     let op = op_ref(body.ops[old.index()]);
                     let operands = operands(after, id, &buffers, &tokens);
-                    changes.push((op, id, pos, operands.map_err(|e| e.to_string())?));
+                    changes.push((op, id, operands.map_err(|e| e.to_string())?));
                     op
                 }
                 Fate::New => {
                     let name = after.op(id).name;
                     let origin = Origin::of(carried.ops.get(&name), || w.op_location(name));
-                    let parts = w.scheduled(after, id, pos).map_err(|e| e.to_string())?;
+                    let parts = w.scheduled(after, id).map_err(|e| e.to_string())?;
                     let operands =
                         operands(after, id, &buffers, &tokens).map_err(|e| e.to_string())?;
                     let new = w
@@ -210,7 +196,7 @@ fn in_place<'c, 'a>(
         }
         Ok(())
     })();
-    let threads = threads_for(context, moves.len() + changes.len());
+    let threads = threads_for(context, changes.len());
     // The attributes of the changed ops (the exporter's own, then the foreign ones the importer
     // kept, none named like an own one), built across threads.
     let shared = Shared(&w);
@@ -220,8 +206,8 @@ fn in_place<'c, 'a>(
             let w = shared.get();
             chunk
                 .iter()
-                .map(|&(op, id, pos, _)| {
-                    let mut attributes = w.scheduled(after, id, pos)?.attributes;
+                .map(|&(op, id, _)| {
+                    let mut attributes = w.scheduled(after, id)?.attributes;
                     let foreign = kept.get().ops.get(&after.op(id).name);
                     attributes.extend(foreign.map_or(&[][..], |kept| &kept.attributes));
                     Ok((op.to_raw(), named(&attributes)))
@@ -243,14 +229,10 @@ fn in_place<'c, 'a>(
         let (name, value) = w.phase(after.phase);
         set_attribute(op_ref(body.phase), name, value);
     }
-    chunked(threads, &moves, |chunk| {
-        let w = shared.get();
-        for &(op, pos) in chunk {
-            let (name, value) = (w.names.pos.to_raw(), w.position(pos).to_raw());
-            // SAFETY: the op is live; the name and value belong to its context.
-            unsafe { latticeMlirSetAttribute(op, name, value) };
-        }
-    });
+    if sigma_names(before).ne(sigma_names(after)) {
+        let (name, value) = w.order(after);
+        set_attribute(op_ref(body.phase), name, value);
+    }
     chunked(threads, &attributes, |chunk| {
         for (op, attributes) in chunk {
             // SAFETY: the op is live; the names (distinct) and values belong to its context.
@@ -260,7 +242,7 @@ fn in_place<'c, 'a>(
         }
     });
     // Use lists are shared between ops (a buffer's value has many users): one thread.
-    for (op, _, _, operands) in &changes {
+    for (op, _, operands) in &changes {
         set_operands(*op, operands);
     }
     // The body in the exporter's order: phase, target, buffers, σ.
@@ -302,7 +284,7 @@ fn in_place<'c, 'a>(
 /// kind stays — moved only when it is otherwise equal, with dependencies on ops that stay as
 /// the same ops — else it is new. O(V + E).
 fn fates(before: &Module, after: &Module) -> Vec<Fate> {
-    let by_name: HashMap<u32, OpId> = before
+    let by_name: FxHashMap<u32, OpId> = before
         .ops
         .iter()
         .enumerate()
@@ -340,6 +322,11 @@ fn fates(before: &Module, after: &Module) -> Vec<Fate> {
             }
         })
         .collect()
+}
+
+/// The names of `module`'s ops in σ: what the phase op's `order` lists.
+fn sigma_names(module: &Module) -> impl Iterator<Item = u32> + '_ {
+    module.schedule.iter().map(|&id| module.op(id).name)
 }
 
 /// Sets attribute `name` of `op`.
@@ -465,7 +452,7 @@ fn replace_body<'c, 'a>(
 
 /// Destroys `ops`, which no op outside them uses. Their operands are dropped first: the body
 /// of a lattice module is a graph region, where a token may be used above its definition (σ is
-/// `pos`, not body order), so no order of destruction is safe while uses remain.
+/// `order`, not body order), so no order of destruction is safe while uses remain.
 fn destroy_all(ops: &[OperationRef<'_, '_>]) {
     for op in ops {
         // SAFETY: the op is live and in this body; zero operands need no array.

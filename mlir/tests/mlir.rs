@@ -15,7 +15,8 @@
 //! - a lattice pass after another starts from the module the first left only while no other pass
 //!   changed it in between;
 //! - malformed MLIR gives located errors, never a panic; `lattice-opt` reads `.mlir` input;
-//! - σ is each op's `pos`: a body shuffled by hand reads back to the same module;
+//! - σ is the phase op's `order` (buffers: each one's `pos`): a body shuffled by hand reads back
+//!   to the same module;
 //! - MLIR bytecode reads like the text it was made from, errors located in that text's file;
 //! - `lattice-opt` on MLIR writes MLIR that keeps the user's IR around the lattice modules (every
 //!   one of them run), or LIR with a warning naming what is left out, and runs pipelines that mix
@@ -390,7 +391,7 @@ fn assert_error(text: &str, line: u32, expected: &str) {
 }
 
 const HEADER: &str = r#"module @m {
-  "lattice.phase"() {phase = "parsed"} : () -> ()
+  "lattice.phase"() {order = array<i64: 0, 1, 2>, phase = "parsed"} : () -> ()
   "lattice.target"() {l0_exclusive = true, pipes = ["MTE2", "VECTOR"], spill_cost_base = 150 : ui64, spill_cost_per_byte = 2 : ui64, spill_in = "MTE2", spill_out = "MTE2", tiers = [{capacity = 4096 : ui64, name = "L1", staging = false}]} : () -> ()
 "#;
 
@@ -399,9 +400,9 @@ fn lattice_text(body: &str) -> String {
 }
 
 const GOOD_BODY: &str = r#"  %0 = "lattice.buffer"() {backed = false, id = 0 : ui32, pos = 0 : ui32, size = 64 : ui64, tier = "L1"} : () -> !lattice.buf
-  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf) -> !lattice.token
-  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR", pos = 1 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
-  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32, pos = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
+  %1 = "lattice.alloc"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf) -> !lattice.token
+  %2 = "lattice.command"(%0, %1) {cycles = 5 : ui64, dep_kinds = ["precedence"], id = 1 : ui32, opcode = "VEC_ADD", operandSegmentSizes = array<i32: 1, 1>, pipe = "VECTOR"} : (!lattice.buf, !lattice.token) -> !lattice.token
+  %3 = "lattice.free"(%0, %2) {dep_kinds = ["precedence"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token
 "#;
 
 /// One bad tier name is one error: the ops of that buffer are not each reported as naming no
@@ -447,11 +448,12 @@ fn hand_written_mlir_reads_as_lir() {
     assert_eq!(print_module(&mlir_to_lir(&text).unwrap()), lir);
 }
 
-/// σ is each op's `pos`, not its place in the body (a graph region, whose order MLIR may
-/// change): ops shuffled by hand read back to the same module, and positions that do not number
-/// the buffers and the ops 0..n each are located errors.
+/// σ is the phase op's `order` and a buffer's place its `pos`, not their places in the body (a
+/// graph region, whose order MLIR may change): ops shuffled by hand read back to the same module,
+/// and an `order` that does not list every op once, or positions that do not number the buffers
+/// 0..n, are located errors.
 #[test]
-fn sigma_comes_from_positions_not_from_body_order() {
+fn sigma_comes_from_the_order_not_from_body_order() {
     let reversed = |text: &str| -> String {
         let lines: Vec<&str> = text.lines().collect();
         let (first, rest) = lines.split_first().unwrap();
@@ -499,17 +501,9 @@ fn sigma_comes_from_positions_not_from_body_order() {
         print_module(&run_lattice(&scheduled, "dlr"))
     );
 
-    // Positions win over body order: swapping those of the command and the free schedules the
+    // The order wins over body order: swapping the command and the free in it schedules the
     // free first, before the command it depends on.
-    let swapped = lattice_text(
-        &GOOD_BODY
-            .replacen(
-                "pipe = \"VECTOR\", pos = 1",
-                "pipe = \"VECTOR\", pos = 2",
-                1,
-            )
-            .replacen("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 1", 1),
-    );
+    let swapped = lattice_text(GOOD_BODY).replacen("<i64: 0, 1, 2>", "<i64: 0, 2, 1>", 1);
     let module = mlir_to_lir(&swapped).unwrap();
     let errors = verify_module(&module).unwrap_err();
     assert!(
@@ -532,32 +526,63 @@ fn sigma_comes_from_positions_not_from_body_order() {
     assert!(err.contains("swapped.mlir:") && err.contains("%1"), "{err}");
     assert!(!output.exists());
 
-    // Positions that are not 0..n: out of range, twice the same, missing.
+    // Orders that do not list every op once, each error at the op it concerns: an id of no op,
+    // an op twice, an op left out (at that op), two ops with one id (at the second).
+    let order = |to: &str| lattice_text(GOOD_BODY).replacen("<i64: 0, 1, 2>", to, 1);
+    assert_error(
+        &order("<i64: 0, 1, 2, 7>"),
+        2,
+        "`order` lists 7, which is the `id` of no scheduled op of this module",
+    );
+    assert_error(
+        &order("<i64: 0, 1, 1, 2>"),
+        2,
+        "`order` lists the op with `id = 1` twice",
+    );
+    assert_error(
+        &order("<i64: 0, 1>"),
+        7,
+        "the op with `id = 2` is not in the `order` of `lattice.phase`",
+    );
+    assert_error(
+        &lattice_text(&GOOD_BODY.replacen("id = 2 : ui32}", "id = 1 : ui32}", 1)),
+        7,
+        "a second scheduled op with `id = 1` (the first is on line 6)",
+    );
+    assert_error(
+        &order("<i32: 0, 1, 2>"),
+        2,
+        "attribute `order` of `lattice.phase` must be the `id`s of the scheduled ops in σ",
+    );
+    assert_error(
+        &lattice_text(GOOD_BODY).replacen("order = array<i64: 0, 1, 2>, ", "", 1),
+        2,
+        "attribute \"order\" is expected",
+    );
+    // Buffer positions that are not 0..n: out of range, twice the same, missing.
+    let two_buffers = GOOD_BODY.replacen(
+        "  %1 = ",
+        "  %9 = \"lattice.buffer\"() {backed = false, id = 1 : ui32, pos = 1 : ui32, size = 64 : ui64, tier = \"L1\"} : () -> !lattice.buf\n  %1 = ",
+        1,
+    );
     let replace = |from: &str, to: &str| {
-        assert!(GOOD_BODY.contains(from), "{from}");
-        lattice_text(&GOOD_BODY.replacen(from, to, 1))
+        assert!(two_buffers.contains(from), "{from}");
+        lattice_text(&two_buffers.replacen(from, to, 1))
     };
+    assert!(mlir_to_lir(lattice_text(&two_buffers)).is_ok());
     assert_error(
-        &replace("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 3"),
-        7,
-        "`pos = 3` of `lattice.free` is out of range: scheduled op positions run from 0 to 2",
+        &replace("id = 1 : ui32, pos = 1", "id = 1 : ui32, pos = 2"),
+        5,
+        "`pos = 2` of `lattice.buffer` is out of range: buffer positions run from 0 to 1",
     );
     assert_error(
-        &replace(
-            "id = 0 : ui32, pos = 0 : ui32, size",
-            "id = 0 : ui32, pos = 1 : ui32, size",
-        ),
-        4,
-        "buffer positions run from 0 to 0",
+        &replace("id = 1 : ui32, pos = 1", "id = 1 : ui32, pos = 0"),
+        5,
+        "a second buffer at `pos = 0` (the first is on line 4)",
     );
     assert_error(
-        &replace("id = 2 : ui32, pos = 2", "id = 2 : ui32, pos = 1"),
-        7,
-        "a second scheduled op at `pos = 1` (the first is on line 6)",
-    );
-    assert_error(
-        &replace(", pos = 2 : ui32}", "}"),
-        7,
+        &replace("id = 1 : ui32, pos = 1 : ui32, ", "id = 1 : ui32, "),
+        5,
         "attribute \"pos\" is expected",
     );
 }
@@ -754,8 +779,8 @@ fn lattice_opt_reads_mlir_input() {
     // Structural LIR errors of MLIR input are reported like those of LIR input: here a
     // dependency on a later op, which MLIR's graph regions allow.
     let forward = lattice_text(&GOOD_BODY.replace(
-        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf)",
-        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32, pos = 0 : ui32} : (!lattice.buf, !lattice.token)",
+        "\"lattice.alloc\"(%0) {dep_kinds = [], id = 0 : ui32} : (!lattice.buf)",
+        "\"lattice.alloc\"(%0, %3) {dep_kinds = [\"precedence\"], id = 0 : ui32} : (!lattice.buf, !lattice.token)",
     ));
     std::fs::write(&bad, forward).unwrap();
     let mut err = Vec::new();
