@@ -22,7 +22,7 @@
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::error_limit::{ErrorLimit, Limiter};
 use crate::expected::{check, parse_expected};
-use crate::host::{Host, Hosted, Outside};
+use crate::host::{Host, Hosted, Outside, Parsed};
 use crate::input::{parse_source, read_input, Content, InputKind, LoadError};
 use crate::io::{write_all_or_nothing, write_atomic};
 use crate::ir_printing::{DumpSink, IrPrinting};
@@ -229,6 +229,8 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                 chunk_failed = true;
             }
             Ok(hosted) => {
+                // What the host's parser reported besides errors comes first.
+                session.diagnostics.extend(hosted.diagnostics);
                 let several = chunks.len() > 1 || hosted.modules.len() > 1;
                 let mut results = Vec::with_capacity(hosted.modules.len());
                 // A case's metrics are reported with its output: not at all when a later module
@@ -281,6 +283,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                         emit,
                         registry.host(),
                         source,
+                        hosted.parsed,
                         &results,
                         hosted.outside.as_ref(),
                     );
@@ -349,11 +352,13 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
 
 /// The output of one case: the resulting modules as `emit` asks, and the warnings that go with
 /// it (LIR leaves out what the host input held outside its lattice modules), or why it cannot be
-/// written. `source` is the case's host IR input, if it was host IR.
+/// written. `source` is the case's host IR input, if it was host IR, and `parsed` what the host
+/// kept of it when reading.
 pub(crate) fn write_output(
     emit: Emit,
     host: Option<&Host>,
     source: Option<&[u8]>,
+    parsed: Option<Parsed>,
     results: &[Module],
     outside: Option<&Outside>,
 ) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
@@ -388,7 +393,7 @@ pub(crate) fn write_output(
                     "this tool writes no IR besides LIR (it has no host IR)",
                 )]
             })?;
-            let mut text = (host.write)(source, results)?;
+            let mut text = (host.write)(source, parsed, results)?;
             if !text.ends_with('\n') {
                 text.push('\n');
             }

@@ -6,7 +6,8 @@
 //! modules of an input in text order, parsed but not structurally verified (the driver verifies
 //! them, as it verifies LIR); [`Host::write`] puts results back in that same order, leaving
 //! everything outside the lattice modules as it was, and refuses a count that does not match;
-//! errors are diagnostics located in the input. A build without the host's implementation still
+//! errors are diagnostics located in the input; what [`Host::read`] parsed may come back to
+//! [`Host::write`] as [`Parsed`], so the input is parsed once. A build without the host's implementation still
 //! has the host, with [`Host::missing`] saying which feature to build, so that `.mlir` input and
 //! MLIR-only flags are refused with that sentence rather than misread. Plain data: O(1).
 
@@ -15,8 +16,10 @@ use lattice_lir::diag::Loc;
 use lattice_lir::Module;
 use std::path::Path;
 
-/// [`Host::write`]: the input (if it was in the host IR) and the results, to host IR text.
-pub type WriteFn = fn(Option<&[u8]>, &[Module]) -> Result<String, Vec<Diagnostic>>;
+/// [`Host::write`]: the input (if it was in the host IR), what [`Host::read`] parsed of it (if
+/// the driver kept it; the host parses the input again otherwise) and the results, to host IR
+/// text.
+pub type WriteFn = fn(Option<&[u8]>, Option<Parsed>, &[Module]) -> Result<String, Vec<Diagnostic>>;
 
 /// A host IR and what the driver may ask of it.
 #[derive(Clone, Copy, Debug)]
@@ -44,12 +47,40 @@ pub struct Host {
 }
 
 /// What [`Host::read`] found.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Hosted {
     /// The lattice modules, in text order.
     pub modules: Vec<Module>,
     /// The ops outside them, when there are any (what writing LIR alone would drop).
     pub outside: Option<Outside>,
+    /// What the host's parser reported besides errors (warnings, remarks), in order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The parsed input, for [`Host::write`] (`None` from hosts that keep nothing, and for LIR
+    /// and contest input).
+    pub parsed: Option<Parsed>,
+}
+
+impl Hosted {
+    /// Modules read from LIR or contest input: nothing outside them, nothing parsed to keep.
+    pub fn lir(modules: Vec<Module>) -> Self {
+        Hosted {
+            modules,
+            outside: None,
+            diagnostics: Vec::new(),
+            parsed: None,
+        }
+    }
+}
+
+/// A host's parsed input, opaque to the driver, which hands it from [`Host::read`] back to
+/// [`Host::write`] for the same input (parsing a large MLIR file takes longer than the lattice
+/// passes run on it).
+pub struct Parsed(pub Box<dyn std::any::Any>);
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Parsed(..)")
+    }
 }
 
 /// The ops of an input that are not in a lattice module (nor modules holding one).

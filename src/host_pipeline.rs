@@ -78,7 +78,14 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
     let mut diagnostics = ran.diagnostics;
     let text = match emit {
         Emit::Host => Ok((ran.text, Vec::new())),
-        Emit::Lir => write_output(emit, Some(host), None, &ran.modules, ran.outside.as_ref()),
+        Emit::Lir => write_output(
+            emit,
+            Some(host),
+            None,
+            None,
+            &ran.modules,
+            ran.outside.as_ref(),
+        ),
     };
     let text = match text {
         Ok((text, warnings)) => {

@@ -203,15 +203,9 @@ pub fn parse_source(
         // The importer applies the overrides to the contest target itself.
         InputKind::Contest { name } => {
             let module = import_graph(text()?, name, import).map_err(LoadError::Contest)?;
-            return Ok(Hosted {
-                modules: vec![module],
-                outside: None,
-            });
+            return Ok(Hosted::lir(vec![module]));
         }
-        InputKind::Lir => Hosted {
-            modules: vec![parse_module(text()?).map_err(LoadError::Parse)?],
-            outside: None,
-        },
+        InputKind::Lir => Hosted::lir(vec![parse_module(text()?).map_err(LoadError::Parse)?]),
         InputKind::Host(host) => (host.read)(input).map_err(LoadError::Host)?,
     };
     // The module's own target, with `--capacity` and `--no-l0-exclusive` applied: a buffer or
@@ -262,13 +256,14 @@ mod tests {
         };
         let module =
             parse_module(&format!("\n{lir}")).map_err(|e| vec![Diagnostic::from_located(&e)])?;
-        Ok(Hosted {
-            modules: vec![module],
-            outside: None,
-        })
+        Ok(Hosted::lir(vec![module]))
     }
 
-    fn write(_: Option<&[u8]>, modules: &[Module]) -> Result<String, Vec<Diagnostic>> {
+    fn write(
+        _: Option<&[u8]>,
+        _: Option<crate::host::Parsed>,
+        modules: &[Module],
+    ) -> Result<String, Vec<Diagnostic>> {
         Ok(modules
             .iter()
             .map(|m| format!("#\n{}", print_module(m)))

@@ -4,7 +4,7 @@
 //! and the sentence every MLIR-only flag of the tools answers with. O(1).
 
 use lattice::diagnostic::Diagnostic;
-use lattice::host::{Host, HostInput, HostRun, Hosted};
+use lattice::host::{Host, HostInput, HostRun, Hosted, Parsed};
 use lattice_lir::Module;
 
 /// What an MLIR-only input or flag says in this build.
@@ -32,7 +32,7 @@ fn read(_: &[u8]) -> Result<Hosted, Vec<Diagnostic>> {
     Err(refusal("MLIR input"))
 }
 
-fn write(_: Option<&[u8]>, _: &[Module]) -> Result<String, Vec<Diagnostic>> {
+fn write(_: Option<&[u8]>, _: Option<Parsed>, _: &[Module]) -> Result<String, Vec<Diagnostic>> {
     Err(refusal("MLIR output"))
 }
 
@@ -54,7 +54,7 @@ mod tests {
         let errors = (MLIR_HOST.read)(b"module {}").unwrap_err();
         assert_eq!(errors.len(), 1);
         assert!(errors[0].message.contains(feature), "{errors:?}");
-        let errors = (MLIR_HOST.write)(None, &[]).unwrap_err();
+        let errors = (MLIR_HOST.write)(None, None, &[]).unwrap_err();
         assert!(errors[0].message.starts_with("MLIR output: "), "{errors:?}");
         assert!((MLIR_HOST.check_pipeline)("canonicalize")
             .unwrap_err()

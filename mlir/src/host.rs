@@ -5,13 +5,15 @@
 //! `PassManager`.
 //!
 //! Invariants: reading returns every lattice module in text order (see
-//! [`crate::import::lattice_modules`]) and never panics; writing re-parses the input and replaces
-//! exactly the lattice modules, in that order, by the results — each only if its result differs
+//! [`crate::import::lattice_modules`]), what MLIR's parser reported besides errors, and the
+//! parsed input ([`ParsedMlir`], its context and module), and never panics; writing takes that
+//! parsed input (or parses the input again when the caller kept none) and replaces exactly the
+//! lattice modules, in that order, by the results — each only if its result differs
 //! from what it held, and then op by op as a lattice pass in a `PassManager` does (ops keep their
 //! MLIR locations and foreign attributes) — so everything else (a `func.func`, attributes on the
 //! enclosing module) is what MLIR parsed; the output is MLIR text checked by MLIR's verifier
 //! (bytecode input gives text output). A pipeline runs as [`crate::add_pipeline`] builds it, so
-//! lattice passes are spelled `lattice-<pass>` there. Cost: one MLIR parse per call, plus the
+//! lattice passes are spelled `lattice-<pass>` there. Cost: one MLIR parse per input, plus the
 //! imports and exports (O(V + E + B) per lattice module) and the passes.
 
 use crate::diagnostics::Capture;
@@ -23,7 +25,7 @@ use crate::rewrite::write_back;
 use crate::strings::operation_text;
 use crate::text::{import_diagnostic, parse};
 use lattice::diagnostic::Diagnostic;
-use lattice::host::{Host, HostInput, HostRun, Hosted};
+use lattice::host::{Host, HostInput, HostRun, Hosted, Parsed};
 use lattice_lir::diag::Severity;
 use lattice_lir::Module;
 use melior::ir::operation::OperationLike;
@@ -73,17 +75,58 @@ fn import_all(root: OperationRef<'_, '_>) -> Result<Vec<Module>, Vec<Diagnostic>
     }
 }
 
+/// An MLIR input as [`read`] parsed it, kept for [`write`]: the context and the module in it.
+struct ParsedMlir {
+    /// The parsed module, owned: destroyed by `Drop`, before the context.
+    module: mlir_sys::MlirModule,
+    context: Context,
+}
+
+impl ParsedMlir {
+    /// Keeps `module`, a module of `context` that [`into_raw`] released.
+    fn new(context: Context, module: mlir_sys::MlirModule) -> Self {
+        ParsedMlir { module, context }
+    }
+
+    /// The module, borrowed for as long as `self` is.
+    fn module(&self) -> OperationRef<'_, '_> {
+        // SAFETY: `self.module` is a live module of `self.context` (owned by `self` until `Drop`).
+        unsafe { OperationRef::from_raw(mlir_sys::mlirModuleGetOperation(self.module)) }
+    }
+}
+
+/// `module`'s handle, which the caller now owns (to destroy once, before the module's context).
+fn into_raw(module: melior::ir::Module<'_>) -> mlir_sys::MlirModule {
+    let raw = module.to_raw();
+    // The handle's owner destroys the module instead of melior's `Drop`.
+    std::mem::forget(module);
+    raw
+}
+
+impl Drop for ParsedMlir {
+    fn drop(&mut self) {
+        // SAFETY: the module is live and owned here, and its context is dropped after this
+        // (fields drop after `drop` returns).
+        unsafe { mlir_sys::mlirModuleDestroy(self.module) }
+    }
+}
+
 fn read(input: &[u8]) -> Result<Hosted, Vec<Diagnostic>> {
     let context = context()?;
     let (mlir, reported) = parse(&context, input)?;
     let root = mlir.as_operation();
-    match import_all(root) {
-        Ok(modules) => Ok(Hosted {
-            modules,
-            outside: outside_lattice_modules(root),
-        }),
-        Err(errors) => Err(reported.into_iter().chain(errors).collect()),
-    }
+    let (modules, outside) = match import_all(root) {
+        Ok(modules) => (modules, outside_lattice_modules(root)),
+        Err(errors) => return Err(reported.into_iter().chain(errors).collect()),
+    };
+    let module = into_raw(mlir);
+    let parsed = ParsedMlir::new(context, module);
+    Ok(Hosted {
+        modules,
+        outside,
+        diagnostics: reported,
+        parsed: Some(Parsed(Box::new(parsed))),
+    })
 }
 
 /// MLIR's verdict on `op` and its text, or the verifier's diagnostics (`capture` records them).
@@ -102,20 +145,32 @@ fn verified_text(
     Err(errors)
 }
 
-fn write(source: Option<&[u8]>, results: &[Module]) -> Result<String, Vec<Diagnostic>> {
-    let context = context()?;
-    let capture = Capture::new(&context);
-    let Some(source) = source else {
-        let mut texts = Vec::with_capacity(results.len());
-        for module in results {
-            let mlir = lir_to_mlir(&context, module)
-                .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?;
-            texts.push(verified_text(mlir.as_operation(), &capture)?);
+fn write(
+    source: Option<&[u8]>,
+    parsed: Option<Parsed>,
+    results: &[Module],
+) -> Result<String, Vec<Diagnostic>> {
+    // The input as `read` parsed it, or parsed now.
+    let parsed = match parsed.map(|p| p.0.downcast::<ParsedMlir>()) {
+        Some(Ok(parsed)) => *parsed,
+        Some(Err(_)) => {
+            let message = "internal error: the parsed input handed back is not MLIR";
+            return Err(vec![Diagnostic::error(None, message)]);
         }
-        return Ok(texts.join("\n"));
+        None => {
+            let context = context()?;
+            let Some(source) = source else {
+                return write_new(&context, results);
+            };
+            let (mlir, _) = parse(&context, source)?;
+            let module = into_raw(mlir);
+            ParsedMlir::new(context, module)
+        }
     };
-    let (mlir, _) = parse(&context, source)?;
-    let found = lattice_modules(mlir.as_operation());
+    let context = &parsed.context;
+    let capture = Capture::new(context);
+    let root = parsed.module();
+    let found = lattice_modules(root);
     if found.len() != results.len() {
         let message = format!(
             "the input holds {} lattice modules, but {} results were given",
@@ -130,9 +185,21 @@ fn write(source: Option<&[u8]>, results: &[Module]) -> Result<String, Vec<Diagno
         if imported.module == *result {
             continue;
         }
-        replace(&context, module_op, &imported, result)?;
+        replace(context, module_op, &imported, result)?;
     }
-    verified_text(mlir.as_operation(), &capture)
+    verified_text(root, &capture)
+}
+
+/// `results` alone, as MLIR text (there was no MLIR input to write them into).
+fn write_new(context: &Context, results: &[Module]) -> Result<String, Vec<Diagnostic>> {
+    let capture = Capture::new(context);
+    let mut texts = Vec::with_capacity(results.len());
+    for module in results {
+        let mlir = lir_to_mlir(context, module)
+            .map_err(|e| vec![Diagnostic::error(None, e.to_string())])?;
+        texts.push(verified_text(mlir.as_operation(), &capture)?);
+    }
+    Ok(texts.join("\n"))
 }
 
 /// Writes `result` into lattice module `module_op`, which holds `imported`, as a lattice pass

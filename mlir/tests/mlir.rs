@@ -18,9 +18,9 @@
 //! - σ is the phase op's `order` (buffers: each one's `pos`): a body shuffled by hand reads back
 //!   to the same module;
 //! - MLIR bytecode reads like the text it was made from, errors located in that text's file;
-//! - `lattice-opt` on MLIR writes MLIR that keeps the user's IR around the lattice modules (every
-//!   one of them run), or LIR with a warning naming what is left out, and runs pipelines that mix
-//!   upstream passes with lattice passes.
+//! - `lattice-opt` on MLIR writes MLIR (into the module it parsed once) that keeps the user's IR
+//!   around the lattice modules (every one of them run), or LIR with a warning naming what is
+//!   left out, and runs pipelines that mix upstream passes with lattice passes.
 //!
 //! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
 
@@ -1653,4 +1653,23 @@ fn a_case_whose_later_module_fails_as_expected_reports_no_metrics() {
             input.display()
         );
     }
+}
+
+/// `lattice-opt` parses MLIR input once: what the host read comes back to its writer, which then
+/// writes into that parse (the user's `func.func` is kept without the source bytes), and
+/// writing without it parses the source again to the same text.
+#[test]
+fn the_host_writes_into_the_module_it_read() {
+    let text = format!(
+        "module {{\n  func.func private @kept()\n  {}}}\n",
+        lattice_text(GOOD_BODY)
+    );
+    let hosted = (MLIR_HOST.read)(text.as_bytes()).unwrap();
+    assert!(hosted.parsed.is_some());
+    let results = [run_lattice(&hosted.modules[0], "mpas")];
+    let written = (MLIR_HOST.write)(None, hosted.parsed, &results).unwrap();
+    assert!(written.contains("func.func private @kept()"), "{written}");
+    assert!(written.contains("phase = \"scheduled\""), "{written}");
+    let reparsed = (MLIR_HOST.write)(Some(text.as_bytes()), None, &results).unwrap();
+    assert_eq!(written, reparsed);
 }
