@@ -123,11 +123,11 @@ unsafe extern "C" fn latticePluginOptions(
 ) -> bool {
     // SAFETY: per the contract.
     let texts = unsafe { (str_of(pass), strs_of(values, count)) };
-    let checked = catch_unwind(|| canonical_options(texts.0?, &texts.1?))
+    let checked = catch_unwind(|| pass_spec(texts.0?, &texts.1?))
         .unwrap_or_else(|_| Err("internal error: the lattice option check panicked".to_owned()));
     match checked {
-        Ok(values) => {
-            for (i, (_, value)) in values.iter().enumerate() {
+        Ok(spec) => {
+            for (i, (_, value)) in spec.options.iter().enumerate() {
                 // SAFETY: per the contract; `value` outlives the call and the shim copies it.
                 unsafe { set(user, i, string_ref(value)) };
             }
@@ -141,9 +141,9 @@ unsafe extern "C" fn latticePluginOptions(
     }
 }
 
-/// The options of lattice pass `pass` with these values (declaration order), canonical, or the
-/// first error in the words of lattice's pipeline parser.
-fn canonical_options(pass: &str, values: &[&str]) -> Result<Vec<(String, String)>, String> {
+/// Lattice pass `pass` with these option values (declaration order), canonical, or the first
+/// error in the words of lattice's pipeline parser.
+fn pass_spec(pass: &str, values: &[&str]) -> Result<PassSpec, String> {
     let info = REGISTRY
         .get(pass)
         .ok_or_else(|| REGISTRY.unknown_pass(pass))?;
@@ -155,7 +155,7 @@ fn canonical_options(pass: &str, values: &[&str]) -> Result<Vec<(String, String)
             infos.len()
         ));
     }
-    infos
+    let options = infos
         .into_iter()
         .zip(values)
         .map(|(option, value)| match (option.canonicalize)(value) {
@@ -167,7 +167,11 @@ fn canonical_options(pass: &str, values: &[&str]) -> Result<Vec<(String, String)
             }
             .to_string()),
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(PassSpec {
+        name: info.name,
+        options,
+    })
 }
 
 /// Runs lattice pass `pass` with option values `values` (declaration order) on every lattice
@@ -188,13 +192,7 @@ unsafe extern "C" fn latticePluginRun(
     let run = AssertUnwindSafe(|| -> Result<bool, String> {
         // SAFETY: per the contract.
         let (name, values) = unsafe { (str_of(pass)?, strs_of(values, count)?) };
-        let info = REGISTRY
-            .get(name)
-            .ok_or_else(|| REGISTRY.unknown_pass(name))?;
-        let spec = PassSpec {
-            name: info.name,
-            options: canonical_options(name, &values)?,
-        };
+        let spec = pass_spec(name, &values)?;
         // SAFETY: per the contract, `op` is live for the whole run and nothing else touches it
         // meanwhile (MLIR runs one pass instance per op at a time), and `mlir_pass` runs on it.
         Ok(unsafe {
@@ -275,8 +273,8 @@ mod tests {
         for info in REGISTRY.passes() {
             let values = defaults(info.name);
             let texts: Vec<&str> = values.iter().map(String::as_str).collect();
-            let canonical = canonical_options(info.name, &texts).unwrap();
-            let back: Vec<String> = canonical.into_iter().map(|(_, v)| v).collect();
+            let spec = pass_spec(info.name, &texts).unwrap();
+            let back: Vec<String> = spec.options.into_iter().map(|(_, v)| v).collect();
             assert_eq!(back, values, "{}", info.name);
         }
     }
@@ -289,15 +287,15 @@ mod tests {
         let mut values = defaults("dlr");
         values[victim] = "sometimes".to_owned();
         let texts: Vec<&str> = values.iter().map(String::as_str).collect();
-        let error = canonical_options("dlr", &texts).unwrap_err();
+        let error = pass_spec("dlr", &texts).unwrap_err();
         assert!(
             error.starts_with("bad value for option `victim` of pass `dlr`: expected one of"),
             "{error}"
         );
-        assert!(canonical_options("dlr", &texts[1..])
+        assert!(pass_spec("dlr", &texts[1..])
             .unwrap_err()
             .contains("which has"));
-        assert!(canonical_options("dl", &[])
+        assert!(pass_spec("dl", &[])
             .unwrap_err()
             .starts_with("unknown pass `dl`"));
     }
