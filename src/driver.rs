@@ -228,9 +228,13 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                 session.diagnostics.extend(e.diagnostics());
                 chunk_failed = true;
             }
-            Ok(hosted) => {
+            Ok(mut hosted) => {
                 // What the host's parser reported besides errors comes first.
-                session.diagnostics.extend(hosted.diagnostics);
+                session.diagnostics.append(&mut hosted.diagnostics);
+                // The host's parse is only of use to write host IR; it holds the whole input.
+                if emit != Emit::Host {
+                    hosted.parsed = None;
+                }
                 let several = chunks.len() > 1 || hosted.modules.len() > 1;
                 let mut results = Vec::with_capacity(hosted.modules.len());
                 // A case's metrics are reported with its output: not at all when a later module
@@ -467,7 +471,10 @@ fn load(
         if errors.is_empty() {
             Ok(hosted)
         } else {
-            Err(LoadError::Verify(errors))
+            Err(LoadError::after(
+                hosted.diagnostics,
+                LoadError::Verify(errors),
+            ))
         }
     });
     if let Some(timing) = &mut session.timing {

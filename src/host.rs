@@ -7,9 +7,10 @@
 //! them, as it verifies LIR); [`Host::write`] puts results back in that same order, leaving
 //! everything outside the lattice modules as it was, and refuses a count that does not match;
 //! errors are diagnostics located in the input; what [`Host::read`] parsed may come back to
-//! [`Host::write`] as [`Parsed`], so the input is parsed once. A build without the host's implementation still
-//! has the host, with [`Host::missing`] saying which feature to build, so that `.mlir` input and
-//! MLIR-only flags are refused with that sentence rather than misread. Plain data: O(1).
+//! [`Host::write`] as [`Parsed`], so the input is parsed once. A build without the host's
+//! implementation still has the host, with [`Host::missing`] saying which feature to build, so
+//! that `.mlir` input and MLIR-only flags are refused with that sentence rather than misread.
+//! Plain data and function pointers, besides the host's parse that [`Parsed`] owns: O(1).
 
 use crate::diagnostic::Diagnostic;
 use lattice_lir::diag::Loc;
@@ -36,8 +37,9 @@ pub struct Host {
     pub sniff: fn(&[u8]) -> bool,
     /// The lattice modules of an input (text or binary), in text order, and what else it holds.
     pub read: fn(&[u8]) -> Result<Hosted, Vec<Diagnostic>>,
-    /// The input with its lattice modules replaced, in order, by `modules`, as text; with no input,
-    /// `modules` alone in this IR.
+    /// The input with its lattice modules replaced, in order, by `modules`, as text, written into
+    /// the [`Parsed`] input when one is handed back (else into the input parsed again); with
+    /// neither, `modules` alone in this IR.
     pub write: WriteFn,
     /// Checks a pipeline that names passes lattice does not have (`canonicalize,lattice-mpas`)
     /// and returns it as the host prints it; an error is a usage error, worded.

@@ -54,6 +54,15 @@ pub enum LoadError {
         /// The target's tiers.
         valid: String,
     },
+    /// An error found after the host's parser read the input and reported warnings or remarks,
+    /// which come first.
+    #[error("{error}")]
+    AfterReport {
+        /// What the host's parser reported besides errors.
+        reported: Vec<Diagnostic>,
+        /// The error.
+        error: Box<LoadError>,
+    },
 }
 
 impl LoadError {
@@ -69,6 +78,23 @@ impl LoadError {
             }
             LoadError::CapacityTier { .. } | LoadError::NotText(_) => {
                 vec![Diagnostic::error(None, self.to_string())]
+            }
+            LoadError::AfterReport { reported, error } => reported
+                .iter()
+                .cloned()
+                .chain(error.diagnostics())
+                .collect(),
+        }
+    }
+
+    /// `error`, found after the host's parser reported `reported` (none: `error` itself).
+    pub fn after(reported: Vec<Diagnostic>, error: LoadError) -> LoadError {
+        if reported.is_empty() {
+            error
+        } else {
+            LoadError::AfterReport {
+                reported,
+                error: Box::new(error),
             }
         }
     }
@@ -216,12 +242,13 @@ pub fn parse_source(
         if !import.l0_exclusive {
             target.l0_exclusive = false;
         }
-        target
-            .set_capacities(&import.capacities)
-            .map_err(|tier| LoadError::CapacityTier {
+        if let Err(tier) = target.set_capacities(&import.capacities) {
+            let error = LoadError::CapacityTier {
                 tier,
                 valid: target.tier_names(),
-            })?;
+            };
+            return Err(LoadError::after(hosted.diagnostics, error));
+        }
     }
     Ok(hosted)
 }
@@ -242,10 +269,11 @@ pub fn parse_capacity(text: &str) -> Result<(String, u64), String> {
 mod tests {
     use super::*;
     use crate::host::{HostInput, HostRun};
-    use lattice_lir::diag::Loc;
+    use lattice_lir::diag::{Loc, Severity};
     use lattice_lir::{print_module, Module};
 
-    /// A host whose files hold LIR after one `#` header line.
+    /// A host whose files hold LIR after one `#` header line, which its parser reports as a
+    /// warning when it says `# warn`.
     fn headed(input: &[u8]) -> Result<Hosted, Vec<Diagnostic>> {
         let text = std::str::from_utf8(input).unwrap_or("");
         let Some((_, lir)) = text.split_once('\n').filter(|(h, _)| h.starts_with('#')) else {
@@ -256,7 +284,12 @@ mod tests {
         };
         let module =
             parse_module(&format!("\n{lir}")).map_err(|e| vec![Diagnostic::from_located(&e)])?;
-        Ok(Hosted::lir(vec![module]))
+        let mut hosted = Hosted::lir(vec![module]);
+        if text.starts_with("# warn") {
+            let warning = Diagnostic::new(Severity::Warning, Some(Loc::new(1, 1)), "warned");
+            hosted.diagnostics.push(warning);
+        }
+        Ok(hosted)
     }
 
     fn write(
@@ -333,6 +366,21 @@ mod tests {
             LoadError::Host(diagnostics.clone()).diagnostics(),
             diagnostics
         );
+        // What the host's parser reported stays in front of an error found afterwards.
+        let warned = text.replacen("# a header", "# warn", 1);
+        let hosted = parse_source(warned.as_bytes(), &kind, &options).unwrap();
+        assert_eq!(hosted.diagnostics.len(), 1);
+        let bad_tier = ImportOptions {
+            capacities: vec![("L9".into(), 32)],
+            ..ImportOptions::default()
+        };
+        let Err(e) = parse_source(warned.as_bytes(), &kind, &bad_tier) else {
+            panic!("an unknown tier must fail");
+        };
+        let diagnostics = e.diagnostics();
+        assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].message, "warned");
+        assert!(diagnostics[1].message.contains("`L9`"), "{diagnostics:?}");
         // LIR must be text.
         let Err(e) = parse_source(b"module \xff", &InputKind::Lir, &options) else {
             panic!("bytes that are not UTF-8 are not LIR");

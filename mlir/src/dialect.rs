@@ -15,10 +15,11 @@
 //! Why one `order` list and not a `pos` per scheduled op (the first design): a pass that only
 //! reorders then changes one attribute, where per-op positions change one attribute dictionary
 //! per op that moved — on Matmul_Case1 that was 55 of the bridge's 240 ms, for every op of the
-//! module after `mpas` and `cpe`. Neither form survives a foreign pass that adds, clones or
-//! erases a lattice op without knowing σ (a position left out or given twice, an id missing or
-//! given twice): both are then located import errors, not a silently different σ. Buffers keep
-//! `pos`: passes do not change them.
+//! module after `mpas` and `cpe`. It also catches more: a foreign pass that adds, clones or
+//! erases a lattice op without knowing σ leaves an op out of `order`, an op with an id given
+//! twice or an id of no op, each a located import error, where per-op positions missed the
+//! erasure of the last op (`0..n-1` still numbers the rest). Buffers keep `pos`: passes do not
+//! change them.
 //! Rejected alternative: a `lattice.module` op with an SSACFG region (where MLIR itself keeps op
 //! order and checks that tokens are defined before use) cannot be defined in IRDL — an IRDL op
 //! declares no traits, so MLIR would demand a terminator op in that region and the dialect could

@@ -203,6 +203,9 @@ pub enum ImportErrorKind {
     /// `order` lists an op twice.
     #[error("`order` lists the op with `id = {0}` twice; σ holds every scheduled op once")]
     OrderTwice(u32),
+    /// `order` lists none of the module's scheduled ops (one error rather than one per op).
+    #[error("`order` lists none of the module's {0} scheduled ops; it lists their `id`s in σ")]
+    OrderListsNone(usize),
     /// A scheduled op `order` does not list.
     #[error("the op with `id = {0}` is not in the `order` of `lattice.phase`; σ holds every scheduled op once")]
     NotInOrder(u32),

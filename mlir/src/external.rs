@@ -31,8 +31,8 @@
 //! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
 //! prints the pass with its options (see [`textual`]).
 //! Cost: around the pass's own, the in-place write after a pass that changed the module (O(V + E),
-//! an attribute dictionary per op that moved or changed), and the import (O(V + E + B)) before a
-//! pass whose module no state describes.
+//! an attribute dictionary per op that changed, one `order` array when σ changed), and the import
+//! (O(V + E + B)) before a pass whose module no state describes.
 
 use crate::diagnostics::file_of;
 use crate::dialect;

@@ -331,8 +331,9 @@ fn in_position_order<'c: 'a, 'a>(
 /// The scheduled ops `ops` (with their op names) in σ: the order in which `phase_op`'s `order`
 /// lists their `id`s, which must name every op exactly once and nothing else. On any problem,
 /// reported in `errors`, the body order instead, as for buffers; an op whose `id` does not read
-/// leaves the order unchecked, since `read_op` reports that id and the order cannot be matched
-/// without it. O(n) hash lookups.
+/// leaves the order unchecked, since the order cannot be matched without it and `read_op` then
+/// fails on that op (or its buffer's error stands). An `order` that lists none of the ops is one
+/// error, not one per op. O(n) hash lookups.
 fn in_sigma_order<'c: 'a, 'a>(
     ops: Vec<(OperationRef<'c, 'a>, &'static str)>,
     phase_op: OperationRef<'c, 'a>,
@@ -379,6 +380,11 @@ fn in_sigma_order<'c: 'a, 'a>(
                 ordered.push(ops[index]);
             }
         }
+    }
+    if ordered.is_empty() && !ops.is_empty() {
+        errors.truncate(reported);
+        errors.push(phase.error(K::OrderListsNone(ops.len())));
+        return ops;
     }
     for ((&id, &(op, name)), listed) in ids.iter().zip(&ops).zip(listed) {
         if !listed {

@@ -544,6 +544,14 @@ fn sigma_comes_from_the_order_not_from_body_order() {
         7,
         "the op with `id = 2` is not in the `order` of `lattice.phase`",
     );
+    // An order of none of the ops (a stale or emptied one) is one error, not one per op.
+    let errors = errors_of(&order("<i64>"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_error(
+        &order("<i64: 7, 8>"),
+        2,
+        "`order` lists none of the module's 3 scheduled ops",
+    );
     assert_error(
         &lattice_text(&GOOD_BODY.replacen("id = 2 : ui32}", "id = 1 : ui32}", 1)),
         7,
@@ -1672,4 +1680,57 @@ fn the_host_writes_into_the_module_it_read() {
     assert!(written.contains("phase = \"scheduled\""), "{written}");
     let reparsed = (MLIR_HOST.write)(Some(text.as_bytes()), None, &results).unwrap();
     assert_eq!(written, reparsed);
+}
+
+/// A pass that only reorders writes σ and nothing else: ops that merely moved keep their
+/// attribute dictionaries as the user wrote them (here `i64` where the exporter writes `ui64`),
+/// and only the phase op's `order` changes.
+#[test]
+fn ops_that_only_move_are_left_as_they_are() {
+    let parsed = smallest_case();
+    let text = lir_to_mlir_text(&parsed)
+        .unwrap()
+        .replace(": ui64", ": i64");
+    // Each command's attributes, sorted.
+    let commands = |text: &str| -> Vec<String> {
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains("\"lattice.command\""))
+            // The attribute dictionary: operand numbers follow the body's order.
+            .map(|l| l.split_once(") {").map_or(l, |(_, rest)| rest).to_owned())
+            .collect();
+        lines.sort();
+        lines
+    };
+    let order = |text: &str| -> String {
+        let line = text.lines().find(|l| l.contains("lattice.phase")).unwrap();
+        line.split("order = ").nth(1).unwrap().to_owned()
+    };
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, &text).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "builtin.module(lattice-mpas)", REGISTRY).unwrap();
+    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
+    let after = operation_text(mlir.as_operation());
+    let scheduled = run_lattice(&parsed, "mpas");
+    assert_ne!(
+        sigma(&scheduled),
+        sigma(&parsed),
+        "mpas kept σ: nothing moved"
+    );
+    assert_ne!(order(&after), order(&text));
+    assert!(commands(&after).iter().all(|c| c.contains(": i64")));
+    assert_eq!(commands(&after), commands(&text));
+    let back = import_single(mlir.as_operation()).unwrap().module;
+    assert_eq!(print_module(&back), print_module(&scheduled));
+}
+
+/// The names of `module`'s ops in σ.
+fn sigma(module: &Module) -> Vec<u32> {
+    module
+        .schedule
+        .iter()
+        .map(|&id| module.op(id).name)
+        .collect()
 }

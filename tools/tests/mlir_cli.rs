@@ -91,7 +91,7 @@ fn bad_input_gets_a_located_error() {
     let bad = scratch("bad.mlir");
     std::fs::write(
         &bad,
-        "module @m {\n  \"lattice.phase\"() {phase = 3} : () -> ()\n}\n",
+        "module @m {\n  \"lattice.phase\"() {order = array<i64>, phase = 3} : () -> ()\n}\n",
     )
     .unwrap();
     let out = run(
@@ -103,6 +103,11 @@ fn bad_input_gets_a_located_error() {
     let expected = format!("{}:2:3: error: ", bad.display());
     assert!(stderr.starts_with(&expected), "{stderr}");
     assert!(stderr.contains("\n  ^\n"), "{stderr}");
+    // The error is the phase's (a number where a string belongs), not a missing attribute's.
+    assert!(
+        stderr.contains("expected base attribute 'builtin.string'"),
+        "{stderr}"
+    );
 
     let out = run("lattice-opt", &[bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));

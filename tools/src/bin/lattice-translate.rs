@@ -136,6 +136,10 @@ fn convert_mlir(cli: &Cli) -> Result<(), Failure> {
         let text = std::str::from_utf8(&bytes).ok();
         let render = |d: &[Diagnostic]| render_all(d, &file, text, cli.error_limit, TOOL);
         let hosted = (lattice_mlir::MLIR_HOST.read)(&bytes).map_err(|d| Failure(render(&d)))?;
+        // What MLIR's parser reported besides errors (warnings, remarks) comes first.
+        if !hosted.diagnostics.is_empty() {
+            lattice::io::report(&render(&hosted.diagnostics));
+        }
         for module in &hosted.modules {
             verify_module(module)
                 .map_err(|e| Failure(render_errors(&e, &file, text, cli.error_limit)))?;
