@@ -489,13 +489,12 @@ fn sigma_comes_from_the_order_not_from_body_order() {
     // lattice-opt's.
     let scheduled = run_lattice(&smallest_case(), "mpas");
     let upside_down = reversed(&lir_to_mlir_text(&scheduled).unwrap());
-    let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
-    let mut mlir = MlirModule::parse(&context, &upside_down).unwrap();
-    let manager = MlirPassManager::new(&context);
-    add_pipeline(&manager, "builtin.module(lattice-dlr)", REGISTRY).unwrap();
-    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
-    let rewritten = import_single(mlir.as_operation()).unwrap().module;
+    let rewritten = mlir_to_lir(through_pass_manager(
+        &upside_down,
+        "builtin.module(lattice-dlr)",
+        false,
+    ))
+    .unwrap();
     assert_eq!(
         print_module(&rewritten),
         print_module(&run_lattice(&scheduled, "dlr"))
@@ -1706,13 +1705,7 @@ fn ops_that_only_move_are_left_as_they_are() {
         let line = text.lines().find(|l| l.contains("lattice.phase")).unwrap();
         line.split("order = ").nth(1).unwrap().to_owned()
     };
-    let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
-    let mut mlir = MlirModule::parse(&context, &text).unwrap();
-    let manager = MlirPassManager::new(&context);
-    add_pipeline(&manager, "builtin.module(lattice-mpas)", REGISTRY).unwrap();
-    assert!(manager.run(&mut mlir).is_ok(), "{:?}", capture.take());
-    let after = operation_text(mlir.as_operation());
+    let after = through_pass_manager(&text, "builtin.module(lattice-mpas)", false);
     let scheduled = run_lattice(&parsed, "mpas");
     assert_ne!(
         sigma(&scheduled),
@@ -1722,8 +1715,10 @@ fn ops_that_only_move_are_left_as_they_are() {
     assert_ne!(order(&after), order(&text));
     assert!(commands(&after).iter().all(|c| c.contains(": i64")));
     assert_eq!(commands(&after), commands(&text));
-    let back = import_single(mlir.as_operation()).unwrap().module;
-    assert_eq!(print_module(&back), print_module(&scheduled));
+    assert_eq!(
+        print_module(&mlir_to_lir(&after).unwrap()),
+        print_module(&scheduled)
+    );
 }
 
 /// The names of `module`'s ops in σ.
