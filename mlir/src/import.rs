@@ -347,10 +347,11 @@ fn in_sigma_order<'c: 'a, 'a>(
             return ops;
         }
     };
-    let Ok(ids) = ops
+    // Read without `Attrs`, which looks up the op's location: this runs for every op.
+    let Some(ids) = ops
         .iter()
-        .map(|&(op, name)| Attrs::new(op, name).id())
-        .collect::<Result<Vec<u32>, _>>()
+        .map(|&(op, _)| op.attribute("id").ok().and_then(id_value))
+        .collect::<Option<Vec<u32>>>()
     else {
         return ops;
     };
@@ -697,9 +698,7 @@ impl<'c, 'a> Attrs<'c, 'a> {
     fn id(&self) -> Result<u32, ImportError> {
         const EXPECTED: &str = "an id such as `12 : ui32`";
         let value = self.get("id", EXPECTED)?;
-        uint(value, u64::from(u32::MAX))
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or_else(|| self.bad("id", EXPECTED, value))
+        id_value(value).ok_or_else(|| self.bad("id", EXPECTED, value))
     }
 
     fn boolean(&self, attr: &'static str) -> Result<bool, ImportError> {
@@ -816,6 +815,11 @@ fn uint(value: Attribute<'_>, max: u64) -> Option<u64> {
         u64::try_from(integer.signed_value()).ok()?
     };
     (v <= max).then_some(v)
+}
+
+/// An `id` attribute's value: a non-negative integer that fits in 32 bits.
+fn id_value(value: Attribute<'_>) -> Option<u32> {
+    uint(value, u64::from(u32::MAX)).and_then(|v| u32::try_from(v).ok())
 }
 
 /// An attribute as printed, cut to a readable length.
