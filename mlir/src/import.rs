@@ -136,11 +136,15 @@ fn is_lattice_module(op: OperationRef<'_, '_>) -> bool {
         && body(op).is_some_and(|b| ops_of(b).any(|child| op_name(child).starts_with("lattice.")))
 }
 
-fn body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+/// The body of module op `op`, if it has one.
+pub(crate) fn body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
     op.region(0).ok()?.first_block()
 }
 
-fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> impl Iterator<Item = OperationRef<'c, 'a>> {
+/// The ops of `block`, in order.
+pub(crate) fn ops_of<'c, 'a>(
+    block: BlockRef<'c, 'a>,
+) -> impl Iterator<Item = OperationRef<'c, 'a>> {
     std::iter::successors(block.first_operation(), |op| op.next_in_block())
 }
 

@@ -27,13 +27,11 @@
 
 use crate::error::BridgeError;
 use crate::export::{append_ops, operands, Carried, Origin, Writer};
-use crate::import::Body;
+use crate::import::{self, ops_of, Body};
 use lattice_lir::{Module, OpId};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::{
-    Attribute, AttributeLike, Identifier, OperationRef, RegionLike, Value, ValueLike,
-};
+use melior::ir::{Attribute, AttributeLike, Identifier, OperationRef, Value, ValueLike};
 use melior::Context;
 use mlir_sys::{MlirAttribute, MlirContext, MlirIdentifier, MlirNamedAttribute, MlirOperation};
 use rustc_hash::FxHashMap;
@@ -140,11 +138,7 @@ fn in_place<'c, 'a>(
     after: &Module,
     carried: &Carried<'c>,
 ) -> Result<Vec<OperationRef<'c, 'a>>, String> {
-    let block = module_op
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or("the module has no body")?;
+    let block = import::body(module_op).ok_or("the module has no body")?;
     let fates = fates(before, after);
     let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
 
@@ -429,13 +423,8 @@ fn replace_body<'c, 'a>(
     module: &Module,
     carried: &Carried<'c>,
 ) -> Result<Vec<OperationRef<'c, 'a>>, String> {
-    let body = module_op
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or("the module has no body")?;
-    let old: Vec<OperationRef<'c, '_>> =
-        std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let body = import::body(module_op).ok_or("the module has no body")?;
+    let old: Vec<OperationRef<'c, '_>> = ops_of(body).collect();
     let written = append_ops(context, &body, module, carried);
     let new: Vec<OperationRef<'c, '_>> = std::iter::successors(
         old.last()
@@ -447,7 +436,7 @@ fn replace_body<'c, 'a>(
     // value it uses), so destroying one set leaves the other whole.
     destroy_all(if written.is_ok() { &old } else { &new });
     written.map_err(|e| e.to_string())?;
-    Ok(std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect())
+    Ok(ops_of(body).collect())
 }
 
 /// Destroys `ops`, which no op outside them uses. Their operands are dropped first: the body
