@@ -37,7 +37,7 @@
 use crate::diagnostics::file_of;
 use crate::dialect;
 use crate::export::{Carried, Kept};
-use crate::import::{import_module, lattice_modules, Imported};
+use crate::import::{held, import_module, lattice_modules, Body, Imported};
 use crate::rewrite::write_back;
 use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
@@ -294,8 +294,8 @@ fn run_on<'c>(
         carried,
         body,
     } = imported;
-    let (written, body) = match write_back(context, module_op, &body, &before, &module, &carried) {
-        Ok(written) => written,
+    let body = match write_back(context, module_op, &body, &before, &module, &carried) {
+        Ok(body) => body,
         Err(message) => {
             emit(
                 module_op.location(),
@@ -306,37 +306,26 @@ fn run_on<'c>(
         }
     };
     if let (Some(cache), Some(body)) = (cache, body) {
-        if let Some(carried) = carried_after(&written, &module, carried) {
-            cache.put(
-                module_op,
-                Imported {
-                    module,
-                    carried,
-                    body,
-                },
-            );
-        }
+        let carried = carried_after(&body, &module, carried);
+        cache.put(
+            module_op,
+            Imported {
+                module,
+                carried,
+                body,
+            },
+        );
     }
     Outcome::Changed
 }
 
-/// What the importer would carry for `written`, the ops written for `module` in the exporter's
-/// order (phase, target, buffers, then σ) with what `carried` held: the same location and foreign
-/// attributes for the ops it knew (the exporter wrote those back, except attributes named like
-/// one of the op's own, none unless an op changed kind), the location the exporter chose for the
-/// others (read off the op; they have no foreign attribute), nothing for ops that are gone.
-/// `None` when the ops do not line up (the exporter broke its layout), so that nothing is cached
-/// from them. O(V + B) lookups; only new ops are read.
-fn carried_after<'c>(
-    written: &[OperationRef<'c, '_>],
-    module: &Module,
-    mut carried: Carried<'c>,
-) -> Option<Carried<'c>> {
-    if written.len() != 2 + module.buffers.len() + module.schedule.len() {
-        return None;
-    }
-    let (header, rest) = written.split_at(2);
-    let (buffers, ops) = rest.split_at(module.buffers.len());
+/// What the importer would carry for `body`, the ops written for `module`, with what `carried`
+/// held: the same location and foreign attributes for the ops it knew (the writer kept those,
+/// except attributes named like one of the op's own, none unless an op changed kind), the
+/// location the writer chose for the others (read off the op; they have no foreign attribute),
+/// nothing for ops that are gone. O(V + B) lookups; only new ops are read.
+fn carried_after<'c>(body: &Body, module: &Module, mut carried: Carried<'c>) -> Carried<'c> {
+    let header = [held(body.phase), held(body.target)];
     carried.header = header
         .iter()
         .enumerate()
@@ -351,30 +340,25 @@ fn carried_after<'c>(
             }
         })
         .collect();
-    let buffer_names: Vec<u32> = module
-        .buffer_ids()
-        .map(|id| module.buffer(id).name)
-        .collect();
-    update(&mut carried.buffers, &buffer_names, buffers);
-    let op_names: Vec<u32> = module
-        .schedule
-        .iter()
-        .map(|&id| module.op(id).name)
-        .collect();
-    update(&mut carried.ops, &op_names, ops);
-    Some(carried)
+    let buffers = module.buffers.iter().zip(&body.buffers);
+    update(&mut carried.buffers, buffers.map(|(b, &op)| (b.name, op)));
+    let ops = module.ops.iter().zip(&body.ops);
+    update(&mut carried.ops, ops.map(|(op, &held)| (op.name, held)));
+    carried
 }
 
-/// Brings `kept` (by name) in line with the ops `written` under `names` (see [`carried_after`]).
+/// Brings `kept` (by name) in line with `written`, every op written by its name (see
+/// [`carried_after`]).
 fn update<'c>(
     kept: &mut FxHashMap<u32, Kept<'c>>,
-    names: &[u32],
-    written: &[OperationRef<'c, '_>],
+    written: impl ExactSizeIterator<Item = (u32, MlirOperation)> + Clone,
 ) {
-    for (name, op) in names.iter().zip(written) {
-        match kept.get_mut(name) {
+    let count = written.len();
+    for (name, op) in written.clone() {
+        let op = held(op);
+        match kept.get_mut(&name) {
             Some(old) if !old.attributes.is_empty() => {
-                old.attributes = without_own(op, &old.attributes);
+                old.attributes = without_own(&op, &old.attributes);
             }
             Some(_) => {}
             None => {
@@ -382,14 +366,14 @@ fn update<'c>(
                     location: op.location(),
                     attributes: Vec::new(),
                 };
-                kept.insert(*name, fresh);
+                kept.insert(name, fresh);
             }
         }
     }
     // Every name written is kept now, and names are unique (the structural verifier checked), so
     // more entries than names means some ops are gone.
-    if kept.len() != names.len() {
-        let live: FxHashSet<u32> = names.iter().copied().collect();
+    if kept.len() != count {
+        let live: FxHashSet<u32> = written.map(|(name, _)| name).collect();
         kept.retain(|name, _| live.contains(name));
     }
 }

@@ -212,7 +212,7 @@ fn replace<'c>(
 ) -> Result<(), Vec<Diagnostic>> {
     let (module, carried) = (&imported.module, &imported.carried);
     write_back(context, module_op, &imported.body, module, result, carried)
-        .map(|_written| ())
+        .map(|_body| ())
         .map_err(|message| {
             let location = module_op.location();
             let loc = crate::diagnostics::loc_of(location);

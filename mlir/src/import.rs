@@ -66,6 +66,14 @@ pub(crate) struct Body {
     pub ops: Vec<MlirOperation>,
 }
 
+/// An op of a [`Body`] (one of its handles) as a reference.
+pub(crate) fn held<'c, 'a>(op: MlirOperation) -> OperationRef<'c, 'a> {
+    // SAFETY: every handle of a `Body` is a live op of the module op it describes (the importer
+    // read it, or the writer wrote it, and nothing changed the module since: the `Body`
+    // contract), and callers pass only such handles.
+    unsafe { OperationRef::from_raw(op) }
+}
+
 /// Every lattice module in `root` (itself included), outermost first, in text order.
 pub fn lattice_modules<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut found = Vec::new();

@@ -27,7 +27,7 @@
 
 use crate::error::BridgeError;
 use crate::export::{append_ops, operands, Carried, Origin, Writer};
-use crate::import::{self, ops_of, Body};
+use crate::import::{self, held, ops_of, Body};
 use lattice_lir::{Module, OpId};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -50,10 +50,9 @@ extern "C" {
 }
 
 /// Writes `after`, the result of a pass on `before`, into `module_op`, which holds `before` in
-/// the ops of `body`, with what `carried` says of them; returns the ops written, in order (phase,
-/// target, buffers, then σ), and the ops that now hold `after` (`None` when σ is not a
-/// permutation of its ops, which no verified result has). In place when it can (see the module
-/// header), else afresh.
+/// the ops of `body`, with what `carried` says of them; returns the ops that now hold `after`
+/// (`None` when σ is not a permutation of its ops, which no verified result has). In place when
+/// it can (see the module header), else afresh.
 pub(crate) fn write_back<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
@@ -61,7 +60,7 @@ pub(crate) fn write_back<'c, 'a>(
     before: &Module,
     after: &Module,
     carried: &Carried<'c>,
-) -> Result<(Vec<OperationRef<'c, 'a>>, Option<Body>), String> {
+) -> Result<Option<Body>, String> {
     // In place needs the same frame, and a result the pass manager lets through (σ a
     // permutation of the ops, dependencies on ops); otherwise the exporter writes what it can.
     let same_frame = before.name == after.name
@@ -73,8 +72,7 @@ pub(crate) fn write_back<'c, 'a>(
     } else {
         replace_body(context, module_op, after, carried)?
     };
-    let body = well_formed.then(|| body_of(&written, after)).flatten();
-    Ok((written, body))
+    Ok(well_formed.then(|| body_of(&written, after)).flatten())
 }
 
 /// Whether σ of `module` holds every op exactly once and every dependency names an op: what
@@ -111,13 +109,6 @@ fn body_of(written: &[OperationRef<'_, '_>], module: &Module) -> Option<Body> {
     })
 }
 
-/// An op of the body being written.
-fn op_ref<'c, 'a>(op: MlirOperation) -> OperationRef<'c, 'a> {
-    // SAFETY: every handle of a `Body` is a live op of the module op being written (the
-    // importer read it, or this writer wrote it, and nothing changed the module since).
-    unsafe { OperationRef::from_raw(op) }
-}
-
 /// What becomes of an op of the new module.
 #[derive(Clone, Copy)]
 enum Fate {
@@ -143,7 +134,7 @@ fn in_place<'c, 'a>(
     let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
 
     // Build what is new, at the end of the body, in σ order (so every dependency's token exists).
-    let buffer_ops: Vec<OperationRef<'c, 'a>> = body.buffers.iter().map(|&op| op_ref(op)).collect();
+    let buffer_ops: Vec<OperationRef<'c, 'a>> = body.buffers.iter().map(|&op| held(op)).collect();
     let buffers: Vec<Value<'c, 'a>> = buffer_ops
         .iter()
         .map(|op| op.result(0).map(Into::into))
@@ -158,9 +149,9 @@ fn in_place<'c, 'a>(
     let building = (|| -> Result<(), String> {
         for &id in &after.schedule {
             let op = match fates[id.index()] {
-                Fate::Moved(old) => op_ref(body.ops[old.index()]),
+                Fate::Moved(old) => held(body.ops[old.index()]),
                 Fate::Changed(old) => {
-                    let op = op_ref(body.ops[old.index()]);
+                    let op = held(body.ops[old.index()]);
                     let operands = operands(after, id, &buffers, &tokens);
                     changes.push((op, id, operands.map_err(|e| e.to_string())?));
                     op
@@ -221,11 +212,11 @@ fn in_place<'c, 'a>(
     // Nothing below fails.
     if before.phase != after.phase {
         let (name, value) = w.phase(after.phase);
-        set_attribute(op_ref(body.phase), name, value);
+        set_attribute(held(body.phase), name, value);
     }
     if sigma_names(before).ne(sigma_names(after)) {
         let (name, value) = w.order(after);
-        set_attribute(op_ref(body.phase), name, value);
+        set_attribute(held(body.phase), name, value);
     }
     chunked(threads, &attributes, |chunk| {
         for (op, attributes) in chunk {
@@ -240,7 +231,7 @@ fn in_place<'c, 'a>(
         set_operands(*op, operands);
     }
     // The body in the exporter's order: phase, target, buffers, σ.
-    let header = [op_ref(body.phase), op_ref(body.target)];
+    let header = [held(body.phase), held(body.target)];
     let written = [&header[..], &buffer_ops, &placed].concat();
     if block.first_operation() != Some(written[0]) {
         if let Some(first) = block.first_operation() {
@@ -266,7 +257,7 @@ fn in_place<'c, 'a>(
         .iter()
         .zip(&stays)
         .filter(|(_, &stays)| !stays)
-        .map(|(&op, _)| op_ref(op))
+        .map(|(&op, _)| held(op))
         .collect();
     // No op that stays uses them any more: each one whose dependencies changed (a dependency
     // gone or rebuilt included) got its operands anew.
