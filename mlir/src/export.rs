@@ -155,17 +155,7 @@ pub fn append_ops<'c>(
 
     let mut tokens: Vec<Option<Value<'c, '_>>> = vec![None; module.ops.len()];
     for &id in &module.schedule {
-        let op = module.op(id);
-        let origin = Origin::of(carried.ops.get(&op.name), || w.op_location(op.name));
-        let parts = w.scheduled(module, id)?;
-        let operands = operands(module, id, &buffers, &tokens)?;
-        let built = w.build(
-            parts.name,
-            origin,
-            &parts.attributes,
-            &operands,
-            Some(w.token),
-        )?;
+        let built = w.scheduled_op(module, id, carried, &buffers, &tokens)?;
         tokens[id.index()] = Some(result(block.append_operation(built))?);
     }
     Ok(())
@@ -233,14 +223,14 @@ fn result<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) -> Result<Value<'c, 'a>,
 
 /// Where a written op comes from: its location and the foreign attributes to put back on it.
 #[derive(Clone, Copy)]
-pub(crate) struct Origin<'k, 'c> {
+struct Origin<'k, 'c> {
     location: Location<'c>,
     attributes: &'k [(Identifier<'c>, Attribute<'c>)],
 }
 
 impl<'k, 'c> Origin<'k, 'c> {
     /// What `kept` holds, or a fresh op at `fallback` without foreign attributes.
-    pub(crate) fn of(kept: Option<&'k Kept<'c>>, fallback: impl FnOnce() -> Location<'c>) -> Self {
+    fn of(kept: Option<&'k Kept<'c>>, fallback: impl FnOnce() -> Location<'c>) -> Self {
         match kept {
             Some(kept) => Origin {
                 location: kept.location,
@@ -256,20 +246,20 @@ impl<'k, 'c> Origin<'k, 'c> {
 
 /// The names of the attributes lattice ops define, uniqued once per [`Writer`] instead of once
 /// per op written.
-pub(crate) struct Names<'c> {
-    pub phase: Identifier<'c>,
-    pub order: Identifier<'c>,
-    pub id: Identifier<'c>,
-    pub pos: Identifier<'c>,
-    pub tier: Identifier<'c>,
-    pub size: Identifier<'c>,
-    pub backed: Identifier<'c>,
-    pub dep_kinds: Identifier<'c>,
-    pub offset: Identifier<'c>,
-    pub opcode: Identifier<'c>,
-    pub pipe: Identifier<'c>,
-    pub cycles: Identifier<'c>,
-    pub segments: Identifier<'c>,
+struct Names<'c> {
+    phase: Identifier<'c>,
+    order: Identifier<'c>,
+    id: Identifier<'c>,
+    pos: Identifier<'c>,
+    tier: Identifier<'c>,
+    size: Identifier<'c>,
+    backed: Identifier<'c>,
+    dep_kinds: Identifier<'c>,
+    offset: Identifier<'c>,
+    opcode: Identifier<'c>,
+    pipe: Identifier<'c>,
+    cycles: Identifier<'c>,
+    segments: Identifier<'c>,
 }
 
 /// Builds attributes and ops of one module's target in one context; the names, types and
@@ -277,13 +267,13 @@ pub(crate) struct Names<'c> {
 pub(crate) struct Writer<'c> {
     context: &'c Context,
     /// `!lattice.buf`.
-    pub buf: Type<'c>,
+    buf: Type<'c>,
     /// `!lattice.token`.
-    pub token: Type<'c>,
+    token: Type<'c>,
     ui32: Type<'c>,
     ui64: Type<'c>,
     /// Attribute names.
-    pub names: Names<'c>,
+    names: Names<'c>,
     /// The word of each dependency kind, in [`KINDS`] order.
     kinds: [Attribute<'c>; 3],
     /// Each pipe's name, by pipe index.
@@ -330,7 +320,7 @@ impl<'c> Writer<'c> {
     }
 
     /// The location of a scheduled op the module did not come with: its name, `%12`.
-    pub(crate) fn op_location(&self, name: u32) -> Location<'c> {
+    fn op_location(&self, name: u32) -> Location<'c> {
         self.named(&format!("%{name}"))
     }
 
@@ -493,11 +483,51 @@ impl<'c> Writer<'c> {
         })
     }
 
-    /// The op `name` at `origin`, with `attributes` and the foreign attributes of `origin` but
-    /// those named like an attribute op `name` defines, written or not (a foreign attribute
-    /// cannot change what the op means — a foreign `offset` on an alloc written without one
-    /// would read back as its offset — and MLIR wants names unique).
-    pub(crate) fn build(
+    /// Scheduled op `id` of `module` as the exporter writes it, at the location and with the
+    /// foreign attributes `carried` keeps for it (else at its name, without any), its operands
+    /// taken from `buffers` and `tokens` (see [`operands`]).
+    pub(crate) fn scheduled_op<'a>(
+        &self,
+        module: &Module,
+        id: OpId,
+        carried: &Carried<'c>,
+        buffers: &[Value<'c, 'a>],
+        tokens: &[Option<Value<'c, 'a>>],
+    ) -> Result<melior::ir::Operation<'c>, BridgeError> {
+        let name = module.op(id).name;
+        let origin = Origin::of(carried.ops.get(&name), || self.op_location(name));
+        let parts = self.scheduled(module, id)?;
+        let operands = operands(module, id, buffers, tokens)?;
+        self.build(
+            parts.name,
+            origin,
+            &parts.attributes,
+            &operands,
+            Some(self.token),
+        )
+    }
+
+    /// Op `name`'s own `attributes`, then the `foreign` ones but those named like an attribute op
+    /// `name` defines, written or not (a foreign attribute cannot change what the op means — a
+    /// foreign `offset` on an alloc written without one would read back as its offset — and MLIR
+    /// wants names unique).
+    pub(crate) fn with_foreign(
+        name: &str,
+        attributes: &[(Identifier<'c>, Attribute<'c>)],
+        foreign: &[(Identifier<'c>, Attribute<'c>)],
+    ) -> Vec<(Identifier<'c>, Attribute<'c>)> {
+        let defined = dialect::own_attributes(name);
+        let mut all = attributes.to_vec();
+        all.extend(foreign.iter().filter(|(k, _)| {
+            !attributes.iter().any(|(own, _)| own == k)
+                && !identifier_str(*k).is_some_and(|k| defined.contains(&k))
+        }));
+        all
+    }
+
+    /// The op `name` at `origin`, with `attributes` and the foreign attributes of `origin` (see
+    /// [`Writer::with_foreign`]).
+    fn build(
         &self,
         name: &str,
         origin: Origin<'_, 'c>,
@@ -505,12 +535,7 @@ impl<'c> Writer<'c> {
         operands: &[Value<'c, '_>],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
-        let defined = dialect::own_attributes(name);
-        let mut all = attributes.to_vec();
-        all.extend(origin.attributes.iter().filter(|(k, _)| {
-            !attributes.iter().any(|(own, _)| own == k)
-                && !identifier_str(*k).is_some_and(|k| defined.contains(&k))
-        }));
+        let all = Self::with_foreign(name, attributes, origin.attributes);
         OperationBuilder::new(name, origin.location)
             .add_attributes(&all)
             .add_operands(operands)

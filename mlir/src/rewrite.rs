@@ -26,7 +26,7 @@
 //! new op; afresh, O(V + E + B) ops built.
 
 use crate::error::BridgeError;
-use crate::export::{append_ops, operands, Carried, Origin, Writer};
+use crate::export::{append_ops, operands, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
 use lattice_lir::{Module, OpId};
 use melior::ir::block::BlockLike;
@@ -157,19 +157,8 @@ fn in_place<'c, 'a>(
                     op
                 }
                 Fate::New => {
-                    let name = after.op(id).name;
-                    let origin = Origin::of(carried.ops.get(&name), || w.op_location(name));
-                    let parts = w.scheduled(after, id).map_err(|e| e.to_string())?;
-                    let operands =
-                        operands(after, id, &buffers, &tokens).map_err(|e| e.to_string())?;
                     let new = w
-                        .build(
-                            parts.name,
-                            origin,
-                            &parts.attributes,
-                            &operands,
-                            Some(w.token),
-                        )
+                        .scheduled_op(after, id, carried, &buffers, &tokens)
                         .map_err(|e| e.to_string())?;
                     let new = block.append_operation(new);
                     built.0.push(new);
@@ -183,7 +172,7 @@ fn in_place<'c, 'a>(
     })();
     let threads = threads_for(context, changes.len());
     // The attributes of the changed ops (the exporter's own, then the foreign ones the importer
-    // kept, none named like an own one), built across threads.
+    // kept), built across threads.
     let shared = Shared(&w);
     let kept = Shared(carried);
     let attributes = building.and_then(|()| {
@@ -192,9 +181,10 @@ fn in_place<'c, 'a>(
             chunk
                 .iter()
                 .map(|&(op, id, _)| {
-                    let mut attributes = w.scheduled(after, id)?.attributes;
+                    let parts = w.scheduled(after, id)?;
                     let foreign = kept.get().ops.get(&after.op(id).name);
-                    attributes.extend(foreign.map_or(&[][..], |kept| &kept.attributes));
+                    let foreign = foreign.map_or(&[][..], |kept| &kept.attributes);
+                    let attributes = Writer::with_foreign(parts.name, &parts.attributes, foreign);
                     Ok((op.to_raw(), named(&attributes)))
                 })
                 .collect::<Result<Vec<_>, BridgeError>>()
