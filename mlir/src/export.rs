@@ -381,6 +381,7 @@ impl<'c> Writer<'c> {
         Ok(DenseI32ArrayAttribute::new(self.context, &[size(buffers)?, size(deps)?]).into())
     }
 
+    /// The target op's attributes for `t`, the target this writer was made for.
     fn target(&self, t: &Target) -> Vec<(Identifier<'c>, Attribute<'c>)> {
         let name = |text| Identifier::new(self.context, text);
         let tiers: Vec<Attribute<'c>> = t
@@ -395,7 +396,6 @@ impl<'c> Writer<'c> {
                 DictionaryAttribute::new(self.context, &fields).into()
             })
             .collect();
-        let pipes: Vec<Attribute<'c>> = t.pipes.iter().map(|p| self.string(p)).collect();
         vec![
             (
                 name("tiers"),
@@ -403,7 +403,8 @@ impl<'c> Writer<'c> {
             ),
             (
                 name("pipes"),
-                ArrayAttribute::new(self.context, &pipes).into(),
+                // The writer's pipe names: it writes modules of this target.
+                ArrayAttribute::new(self.context, &self.pipes).into(),
             ),
             (name("spill_out"), self.string(t.pipe(t.spill_out_pipe))),
             (name("spill_in"), self.string(t.pipe(t.spill_in_pipe))),
