@@ -6,12 +6,13 @@
 //!
 //! Invariants: the output follows the same rules as the driver's ([`Emit`]: host IR keeps what is
 //! outside the lattice modules; LIR holds them alone, with a warning for what is left out) and is
-//! written, with the metrics of every resulting lattice module, all or nothing and only on
-//! success, and only when every resulting lattice module passes the structural verifier (a
-//! pipeline of upstream passes alone runs no lattice pass to check it); a failure is the host's diagnostics, located in the input, and exit code 1. The
-//! driver's own instrumentation (IR printing, timing, statistics, reproducers, split input,
-//! expected diagnostics, `--capacity`) does not apply: the CLI refuses it with such a pipeline,
-//! since it is the host's pass manager that runs. O(the host's run) plus the conversions.
+//! written, with the metrics of every resulting lattice module, all or nothing and only on success,
+//! and only when every resulting lattice module passes the structural verifier (a pipeline of
+//! upstream passes alone runs no lattice pass to check it); a failure is the host's diagnostics,
+//! located in the input, and exit code 1. The driver's own instrumentation (IR printing, timing,
+//! statistics, reproducers, split input, expected diagnostics, `--capacity`) does not apply: the
+//! CLI refuses it with such a pipeline, since it is the host's pass manager that runs. O(the host's
+//! run) plus the conversions.
 
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::driver::{report, write_output, write_results, Emit, OptConfig};
