@@ -17,7 +17,7 @@
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::driver::{report, write_output, write_results, Emit, OptConfig};
 use crate::host::HostInput;
-use crate::input::{parse_source, read_input, InputKind};
+use crate::input::{parse_lattice, read_input, InputKind};
 use crate::registry::Registry;
 use lattice_lir::{verify_module, Module};
 use std::io::Write;
@@ -49,19 +49,21 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
     }
     let ran = match &kind {
         InputKind::Host(_) => (host.run_pipeline)(HostInput::Source(content.bytes()), pipeline),
-        _ => match parse_source(content.bytes(), &kind, &config.import) {
-            Err(e) => Err(e.diagnostics()),
-            Ok(hosted) => {
-                let invalid = structural_errors(&hosted.modules);
-                match hosted.modules.as_slice() {
-                    [module] if invalid.is_empty() => {
-                        (host.run_pipeline)(HostInput::Module(module), pipeline)
+        InputKind::Contest { .. } | InputKind::Lir => {
+            let contest = match &kind {
+                InputKind::Contest { name } => Some(name.as_str()),
+                _ => None,
+            };
+            match parse_lattice(content.bytes(), contest, &config.import) {
+                Err(e) => Err(e.diagnostics()),
+                Ok(module) => match structural_errors(std::slice::from_ref(&module)) {
+                    invalid if invalid.is_empty() => {
+                        (host.run_pipeline)(HostInput::Module(&module), pipeline)
                     }
-                    _ if !invalid.is_empty() => Err(invalid),
-                    _ => Err(vec![Diagnostic::error(None, "expected one module")]),
-                }
+                    invalid => Err(invalid),
+                },
             }
-        },
+        }
     };
     let ran = match ran {
         Ok(ran) => ran,

@@ -11,7 +11,7 @@ use crate::diagnostic::Diagnostic;
 use crate::host::{Host, Hosted};
 use crate::io::{read_bytes, read_text, text_of, IoError};
 use lattice_lir::contest::{import_graph, ContestError, ImportOptions};
-use lattice_lir::{parse_module, ParseError, VerifyError};
+use lattice_lir::{parse_module, Module, ParseError, VerifyError};
 use std::path::Path;
 
 /// A named source text, kept so diagnostics can quote the offending line.
@@ -224,33 +224,53 @@ pub fn parse_source(
     kind: &InputKind,
     import: &ImportOptions,
 ) -> Result<Hosted, LoadError> {
-    let text = || std::str::from_utf8(input).map_err(|e| LoadError::NotText(e.valid_up_to()));
     let mut hosted = match kind {
-        // The importer applies the overrides to the contest target itself.
         InputKind::Contest { name } => {
-            let module = import_graph(text()?, name, import).map_err(LoadError::Contest)?;
-            return Ok(Hosted::lir(vec![module]));
+            return Ok(Hosted::lir(vec![parse_lattice(input, Some(name), import)?]))
         }
-        InputKind::Lir => Hosted::lir(vec![parse_module(text()?).map_err(LoadError::Parse)?]),
+        InputKind::Lir => return Ok(Hosted::lir(vec![parse_lattice(input, None, import)?])),
         InputKind::Host(host) => (host.read)(input).map_err(LoadError::Host)?,
     };
-    // The module's own target, with `--capacity` and `--no-l0-exclusive` applied: a buffer or
-    // offset the smaller tier cannot hold is then the structural verifier's located error. The
-    // flag only lifts the rule (the default options leave a module's own `l0_exclusive` alone).
     for module in &mut hosted.modules {
-        let target = &mut module.target;
-        if !import.l0_exclusive {
-            target.l0_exclusive = false;
-        }
-        if let Err(tier) = target.set_capacities(&import.capacities) {
-            let error = LoadError::CapacityTier {
-                tier,
-                valid: target.tier_names(),
-            };
+        if let Err(error) = apply_overrides(module, import) {
             return Err(LoadError::after(hosted.diagnostics, error));
         }
     }
     Ok(hosted)
+}
+
+/// Parses input that is not host IR: the one module of LIR text, or of the contest graph named
+/// `contest`, with `import`'s overrides applied (by the importer itself for a contest graph).
+pub fn parse_lattice(
+    input: &[u8],
+    contest: Option<&str>,
+    import: &ImportOptions,
+) -> Result<Module, LoadError> {
+    let text = std::str::from_utf8(input).map_err(|e| LoadError::NotText(e.valid_up_to()))?;
+    match contest {
+        Some(name) => import_graph(text, name, import).map_err(LoadError::Contest),
+        None => {
+            let mut module = parse_module(text).map_err(LoadError::Parse)?;
+            apply_overrides(&mut module, import)?;
+            Ok(module)
+        }
+    }
+}
+
+/// The module's own target, with `--capacity` and `--no-l0-exclusive` applied: a buffer or
+/// offset the smaller tier cannot hold is then the structural verifier's located error. The flag
+/// only lifts the rule (the default options leave a module's own `l0_exclusive` alone).
+fn apply_overrides(module: &mut Module, import: &ImportOptions) -> Result<(), LoadError> {
+    let target = &mut module.target;
+    if !import.l0_exclusive {
+        target.l0_exclusive = false;
+    }
+    target
+        .set_capacities(&import.capacities)
+        .map_err(|tier| LoadError::CapacityTier {
+            tier,
+            valid: target.tier_names(),
+        })
 }
 
 /// Reads a `--capacity TIER=N` value.

@@ -1365,6 +1365,25 @@ fn lattice_opt_runs_pipelines_mixing_upstream_and_lattice_passes() {
         print_module(&expected)
     );
 
+    // A contest graph is imported first, as lattice's driver imports it.
+    let (name, json) = shared_cases()
+        .into_iter()
+        .min_by_key(|(_, json)| json.len())
+        .unwrap();
+    let contest = dir.join(format!("{name}.json"));
+    std::fs::write(&contest, json).unwrap();
+    let (code, err) = lattice_opt(&[
+        pipeline,
+        contest.to_str().unwrap(),
+        "-o",
+        out_lir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out_lir).unwrap(),
+        print_module(&expected)
+    );
+
     // Warnings of lattice passes reach the user at their op's line, and the run succeeds; LIR
     // output says what it leaves out, as lattice's own driver does.
     let (code, err) = lattice_opt(&[
