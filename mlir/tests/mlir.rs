@@ -22,6 +22,9 @@
 //!   around the lattice modules (every one of them run), or LIR with a warning naming what is
 //!   left out, and runs pipelines that mix upstream passes with lattice passes.
 //!
+//! - edited MLIR is planned as lattice plans what it imports, or refused with an error
+//!   (`mutated`).
+//!
 //! Reads the workloads from `../shared/cases` beside the checkout; a missing `shared/` fails.
 
 use lattice::diagnostic::Diagnostic;
@@ -44,6 +47,8 @@ use melior::ir::operation::OperationPrintingFlags;
 use melior::ir::{Module as MlirModule, RegionLike};
 use melior::pass::{PassIrPrintingOptions, PassManager as MlirPassManager};
 use std::path::{Path, PathBuf};
+
+mod mutated;
 
 fn shared_cases() -> Vec<(String, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cases");
