@@ -833,11 +833,16 @@ fn lattice_modules_are_found_where_they_nest() {
 
 /// The smallest case, imported.
 fn smallest_case() -> Module {
-    let (name, json) = shared_cases()
+    let (name, json) = smallest_case_json();
+    import_graph(&json, &name, &ImportOptions::default()).unwrap()
+}
+
+/// The name and contest JSON of the smallest shared case.
+fn smallest_case_json() -> (String, String) {
+    shared_cases()
         .into_iter()
         .min_by_key(|(_, json)| json.len())
-        .unwrap();
-    import_graph(&json, &name, &ImportOptions::default()).unwrap()
+        .unwrap()
 }
 
 /// What MLIR prints for `pass` of the lattice registry: `lattice-` and the canonical spec.
@@ -1354,40 +1359,29 @@ fn lattice_opt_runs_pipelines_mixing_upstream_and_lattice_passes() {
         format!("{}\n", report(&expected, MetricsFormat::Json))
     );
 
-    // LIR input, LIR output: the pipeline runs on the module converted to MLIR and back.
+    // LIR input and contest input (imported first, as lattice's driver imports it), LIR output:
+    // the pipeline runs on the module converted to MLIR and back.
     let lir = dir.join("in.lir");
     std::fs::write(&lir, print_module(&parsed)).unwrap();
-    let out_lir = dir.join("out.lir");
-    let (code, err) = lattice_opt(&[
-        pipeline,
-        lir.to_str().unwrap(),
-        "-o",
-        out_lir.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(
-        std::fs::read_to_string(&out_lir).unwrap(),
-        print_module(&expected)
-    );
-
-    // A contest graph is imported first, as lattice's driver imports it.
-    let (name, json) = shared_cases()
-        .into_iter()
-        .min_by_key(|(_, json)| json.len())
-        .unwrap();
+    let (name, json) = smallest_case_json();
     let contest = dir.join(format!("{name}.json"));
     std::fs::write(&contest, json).unwrap();
-    let (code, err) = lattice_opt(&[
-        pipeline,
-        contest.to_str().unwrap(),
-        "-o",
-        out_lir.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(
-        std::fs::read_to_string(&out_lir).unwrap(),
-        print_module(&expected)
-    );
+    let out_lir = dir.join("out.lir");
+    for source in [&lir, &contest] {
+        let (code, err) = lattice_opt(&[
+            pipeline,
+            source.to_str().unwrap(),
+            "-o",
+            out_lir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{}: {err}", source.display());
+        assert_eq!(
+            std::fs::read_to_string(&out_lir).unwrap(),
+            print_module(&expected),
+            "{}",
+            source.display()
+        );
+    }
 
     // Warnings of lattice passes reach the user at their op's line, and the run succeeds; LIR
     // output says what it leaves out, as lattice's own driver does.
