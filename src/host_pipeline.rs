@@ -47,23 +47,21 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
             Err(message) => return report(err, &render(&[Diagnostic::error(None, message)], None)),
         }
     }
+    // LIR or a contest graph: its one module, checked, then converted for the host to run.
+    let lattice =
+        |contest: Option<&str>| match parse_lattice(content.bytes(), contest, &config.import) {
+            Err(e) => Err(e.diagnostics()),
+            Ok(module) => match structural_errors(std::slice::from_ref(&module)) {
+                invalid if invalid.is_empty() => {
+                    (host.run_pipeline)(HostInput::Module(&module), pipeline)
+                }
+                invalid => Err(invalid),
+            },
+        };
     let ran = match &kind {
         InputKind::Host(_) => (host.run_pipeline)(HostInput::Source(content.bytes()), pipeline),
-        InputKind::Contest { .. } | InputKind::Lir => {
-            let contest = match &kind {
-                InputKind::Contest { name } => Some(name.as_str()),
-                _ => None,
-            };
-            match parse_lattice(content.bytes(), contest, &config.import) {
-                Err(e) => Err(e.diagnostics()),
-                Ok(module) => match structural_errors(std::slice::from_ref(&module)) {
-                    invalid if invalid.is_empty() => {
-                        (host.run_pipeline)(HostInput::Module(&module), pipeline)
-                    }
-                    invalid => Err(invalid),
-                },
-            }
-        }
+        InputKind::Contest { name } => lattice(Some(name)),
+        InputKind::Lir => lattice(None),
     };
     let ran = match ran {
         Ok(ran) => ran,
