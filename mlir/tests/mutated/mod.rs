@@ -68,7 +68,7 @@ const STRINGS: [&str; 4] = ["reuse", "planned", "refined", ""];
 enum Edit {
     /// The `nth` free-standing number becomes `NUMBERS[value]`.
     Number { nth: usize, value: usize },
-    /// The `nth` SSA use or definition `%k` becomes `%to`.
+    /// The `nth` SSA use `%k` becomes another value of its type (`to` picks which).
     Operand { nth: usize, to: usize },
     /// The `nth` quoted string becomes the `to`-th of the text's strings and [`STRINGS`].
     Text { nth: usize, to: usize },
