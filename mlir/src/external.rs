@@ -30,8 +30,9 @@
 //! message. A failing module is left as it was. Ops that survive a rewrite keep their MLIR
 //! locations and their foreign attributes (`npu.tag = "x"`); ops a pass creates have none. MLIR
 //! prints the pass with its options (see [`textual`]).
-//! Cost: around the pass's own, the in-place write after a pass that changed the module (O(V + E),
-//! an attribute dictionary per op that changed, one `order` array when σ changed), and the import
+//! Cost: around the pass's own, a snapshot of the module before it (O(V + E + B), a few flat
+//! arrays), the in-place write after a pass that changed the module (O(V + E), an attribute
+//! dictionary per op that changed, one `order` array when σ changed), and the import
 //! (O(V + E + B)) before a pass whose module no state describes.
 
 use crate::diagnostics::file_of;
@@ -39,6 +40,7 @@ use crate::dialect;
 use crate::export::{Carried, Kept};
 use crate::import::{held, import_module, lattice_modules, Body, Imported};
 use crate::rewrite::write_back;
+use crate::snapshot::Snapshot;
 use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
 use lattice::{AnalysisManager, PassContext, Registry};
@@ -266,14 +268,21 @@ fn run_on<'c>(
             return Outcome::Failed;
         }
     };
-    let mut module = imported.module.clone();
+    // The pass runs on the module itself; the writer learns what it changed from a snapshot,
+    // which is cheaper to take and drop than a clone (see `crate::snapshot`).
+    let before = Snapshot::of(&imported.module);
+    let Imported {
+        mut module,
+        carried,
+        body,
+    } = imported;
     let reports = run_lattice(spec, registry, &mut module, verified);
     let failed = reports.iter().any(|r| r.severity == Severity::Error);
     for r in reports {
         let name =
             r.op.and_then(|op| module.ops.get(op.index()))
                 .map(|op| op.name);
-        let known = name.and_then(|name| imported.carried.ops.get(&name));
+        let known = name.and_then(|name| carried.ops.get(&name));
         let at = known.map_or_else(
             || relocate(context, module_op.location(), r.loc, None),
             |kept| kept.location,
@@ -283,17 +292,19 @@ fn run_on<'c>(
     if failed {
         return Outcome::Failed;
     }
-    if module == imported.module {
+    if before.describes(&module) {
         if let Some(cache) = cache {
-            cache.put(module_op, imported);
+            cache.put(
+                module_op,
+                Imported {
+                    module,
+                    carried,
+                    body,
+                },
+            );
         }
         return Outcome::Unchanged;
     }
-    let Imported {
-        module: before,
-        carried,
-        body,
-    } = imported;
     let body = match write_back(context, module_op, &body, &before, &module, &carried) {
         Ok(body) => body,
         Err(message) => {

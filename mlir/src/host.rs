@@ -22,6 +22,7 @@ use crate::export::{lir_locations, lir_to_mlir, lir_to_mlir_carrying};
 use crate::import::{import_module, lattice_modules, outside_lattice_modules, Imported};
 use crate::pipeline::{add_pipeline, pipeline_text};
 use crate::rewrite::write_back;
+use crate::snapshot::Snapshot;
 use crate::strings::operation_text;
 use crate::text::{import_diagnostic, parse};
 use lattice::diagnostic::Diagnostic;
@@ -210,15 +211,22 @@ fn replace<'c>(
     imported: &Imported<'c>,
     result: &Module,
 ) -> Result<(), Vec<Diagnostic>> {
-    let (module, carried) = (&imported.module, &imported.carried);
-    write_back(context, module_op, &imported.body, module, result, carried)
-        .map(|_body| ())
-        .map_err(|message| {
-            let location = module_op.location();
-            let loc = crate::diagnostics::loc_of(location);
-            let file = crate::diagnostics::source_file(location);
-            vec![Diagnostic::error(loc, message).in_file(file)]
-        })
+    let before = Snapshot::of(&imported.module);
+    write_back(
+        context,
+        module_op,
+        &imported.body,
+        &before,
+        result,
+        &imported.carried,
+    )
+    .map(|_body| ())
+    .map_err(|message| {
+        let location = module_op.location();
+        let loc = crate::diagnostics::loc_of(location);
+        let file = crate::diagnostics::source_file(location);
+        vec![Diagnostic::error(loc, message).in_file(file)]
+    })
 }
 
 fn check_pipeline(text: &str) -> Result<String, String> {

@@ -269,6 +269,11 @@ pub fn import_module<'c>(
         broken_buffers: &broken_buffers,
         ops: &op_ids,
     };
+    // Sized up front, and each op read without temporaries (`read_op`): an allocation per list
+    // the module keeps, none freed along the way (a module has tens of thousands of ops).
+    module.ops.reserve_exact(lir_ops.len());
+    module.schedule.reserve_exact(lir_ops.len());
+    carried.ops.reserve(lir_ops.len());
     for &(op, name) in &lir_ops {
         match read_op(op, name, &module.target, &refs) {
             // Its buffer's declaration is already reported.
@@ -587,9 +592,10 @@ fn read_op(
         }
         1
     };
-    let operands: Vec<_> = op.operands().collect();
+    let operand_count = op.operand_count();
     let producer = |index: usize| {
-        OperationResult::try_from(operands[index])
+        let operand = op.operand(index).ok()?;
+        OperationResult::try_from(operand)
             .ok()
             .map(|r| key(r.owner()))
     };
@@ -601,12 +607,19 @@ fn read_op(
         let id = producer(index).and_then(|k| refs.buffers.get(&k).copied());
         buffers.push(id.ok_or_else(|| a.error(K::NotABuffer { op: a.op, index }))?);
     }
-    let kinds = a.dep_kinds(operands.len() - buffer_count)?;
+    // Every kind is read before any token: a bad kind is the error such an op reports.
+    let kinds = a.dep_kinds(operand_count - buffer_count)?;
     let mut deps = Vec::with_capacity(kinds.len());
-    for (index, kind) in (buffer_count..operands.len()).zip(kinds) {
-        let dep = producer(index).and_then(|k| refs.ops.get(&k).copied());
-        let dep = dep.ok_or_else(|| a.error(K::NotAToken { op: a.op, index }))?;
-        deps.push(Dep { op: dep, kind });
+    for i in 0..kinds.len() {
+        let kind = a.dep_kind(&kinds, i)?;
+        deps.push(Dep {
+            op: OpId::new(0),
+            kind,
+        });
+    }
+    for (dep, index) in deps.iter_mut().zip(buffer_count..operand_count) {
+        let op = producer(index).and_then(|k| refs.ops.get(&k).copied());
+        dep.op = op.ok_or_else(|| a.error(K::NotAToken { op: a.op, index }))?;
     }
     let buffer = buffers.first().copied().unwrap_or(BufferId::new(0));
     let kind = match name {
@@ -787,8 +800,9 @@ impl<'c, 'a> Attrs<'c, 'a> {
         sizes.ok_or_else(|| self.bad(dialect::SEGMENT_SIZES, EXPECTED, value))
     }
 
-    /// The kinds of `count` dependencies.
-    fn dep_kinds(&self, count: usize) -> Result<Vec<DepKind>, ImportError> {
+    /// The kinds of `count` dependencies, as the array that lists them (read with
+    /// [`Attrs::dep_kind`]).
+    fn dep_kinds(&self, count: usize) -> Result<ArrayAttribute<'c>, ImportError> {
         let kinds = self.array("dep_kinds")?;
         if kinds.len() != count {
             return Err(self.error(K::DepKindsLength {
@@ -797,20 +811,20 @@ impl<'c, 'a> Attrs<'c, 'a> {
                 kinds: kinds.len(),
             }));
         }
-        (0..count)
-            .map(|i| {
-                let entry = kinds.element(i).ok();
-                let word = entry.and_then(string_value).unwrap_or_default();
-                match word {
-                    "precedence" => Ok(DepKind::Precedence),
-                    "spill" => Ok(DepKind::Spill),
-                    "reuse" => Ok(DepKind::Reuse),
-                    _ => Err(self.error(K::UnknownDepKind(
-                        entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
-                    ))),
-                }
-            })
-            .collect()
+        Ok(kinds)
+    }
+
+    /// Entry `i` of `kinds` as a dependency kind.
+    fn dep_kind(&self, kinds: &ArrayAttribute<'c>, i: usize) -> Result<DepKind, ImportError> {
+        let entry = kinds.element(i).ok();
+        match entry.and_then(string_value).unwrap_or_default() {
+            "precedence" => Ok(DepKind::Precedence),
+            "spill" => Ok(DepKind::Spill),
+            "reuse" => Ok(DepKind::Reuse),
+            _ => Err(self.error(K::UnknownDepKind(
+                entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
+            ))),
+        }
     }
 }
 

@@ -44,6 +44,8 @@ pub mod pipeline;
 #[cfg(feature = "mlir")]
 mod rewrite;
 #[cfg(feature = "mlir")]
+mod snapshot;
+#[cfg(feature = "mlir")]
 pub mod strings;
 #[cfg(feature = "mlir")]
 pub mod text;

@@ -28,6 +28,7 @@
 use crate::error::BridgeError;
 use crate::export::{append_ops, operands, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
+use crate::snapshot::Snapshot;
 use lattice_lir::{Module, OpId};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -49,23 +50,21 @@ extern "C" {
     );
 }
 
-/// Writes `after`, the result of a pass on `before`, into `module_op`, which holds `before` in
-/// the ops of `body`, with what `carried` says of them; returns the ops that now hold `after`
-/// (`None` when σ is not a permutation of its ops, which no verified result has). In place when
-/// it can (see the module header), else afresh.
+/// Writes `after`, the result of a pass on the module `before` is the snapshot of, into
+/// `module_op`, which holds that module in the ops of `body`, with what `carried` says of them;
+/// returns the ops that now hold `after` (`None` when σ is not a permutation of its ops, which no
+/// verified result has). In place when it can (see the module header), else afresh.
 pub(crate) fn write_back<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
     body: &Body,
-    before: &Module,
+    before: &Snapshot,
     after: &Module,
     carried: &Carried<'c>,
 ) -> Result<Option<Body>, String> {
     // In place needs the same frame, and a result the pass manager lets through (σ a
     // permutation of the ops, dependencies on ops); otherwise the exporter writes what it can.
-    let same_frame = before.name == after.name
-        && before.target == after.target
-        && before.buffers == after.buffers;
+    let same_frame = before.same_frame(after);
     let well_formed = well_formed(after);
     let written = if same_frame && well_formed {
         in_place(context, module_op, body, before, after, carried)?
@@ -125,7 +124,7 @@ fn in_place<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
     body: &Body,
-    before: &Module,
+    before: &Snapshot,
     after: &Module,
     carried: &Carried<'c>,
 ) -> Result<Vec<OperationRef<'c, 'a>>, String> {
@@ -200,11 +199,11 @@ fn in_place<'c, 'a>(
     std::mem::take(&mut built.0);
 
     // Nothing below fails.
-    if before.phase != after.phase {
+    if before.phase() != after.phase {
         let (name, value) = w.phase(after.phase);
         set_attribute(held(body.phase), name, value);
     }
-    if sigma_names(before).ne(sigma_names(after)) {
+    if before.sigma_names().ne(sigma_names(after)) {
         let (name, value) = w.order(after);
         set_attribute(held(body.phase), name, value);
     }
@@ -236,7 +235,7 @@ fn in_place<'c, 'a>(
             unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), anchor.to_raw()) };
         }
     }
-    let mut stays = vec![false; before.ops.len()];
+    let mut stays = vec![false; before.op_count()];
     for fate in &fates {
         if let Fate::Moved(old) | Fate::Changed(old) = *fate {
             stays[old.index()] = true;
@@ -258,23 +257,19 @@ fn in_place<'c, 'a>(
 /// For each op of `after` (by index), what becomes of it: the op of `before` with its name and
 /// kind stays — moved only when it is otherwise equal, with dependencies on ops that stay as
 /// the same ops — else it is new. O(V + E).
-fn fates(before: &Module, after: &Module) -> Vec<Fate> {
-    let by_name: FxHashMap<u32, OpId> = before
-        .ops
-        .iter()
-        .enumerate()
-        .map(|(i, op)| (op.name, OpId::new(i)))
+fn fates(before: &Snapshot, after: &Module) -> Vec<Fate> {
+    let by_name: FxHashMap<u32, OpId> = (0..before.op_count())
+        .map(|i| (before.op_name(OpId::new(i)), OpId::new(i)))
         .collect();
     let kept: Vec<Option<OpId>> = after
         .ops
         .iter()
         .map(|op| {
             let old = *by_name.get(&op.name)?;
-            let same_kind =
-                std::mem::discriminant(&before.op(old).kind) == std::mem::discriminant(&op.kind);
-            same_kind.then_some(old)
+            before.same_variant(old, &op.kind).then_some(old)
         })
         .collect();
+    let mut scratch = Vec::new();
     after
         .ops
         .iter()
@@ -283,14 +278,13 @@ fn fates(before: &Module, after: &Module) -> Vec<Fate> {
             let Some(old) = *old else {
                 return Fate::New;
             };
-            let was = before.op(old);
-            let same_deps = was.deps.len() == op.deps.len()
-                && was
-                    .deps
+            let deps = before.deps(old);
+            let same_deps = deps.len() == op.deps.len()
+                && deps
                     .iter()
                     .zip(&op.deps)
                     .all(|(a, b)| a.kind == b.kind && kept[b.op.index()] == Some(a.op));
-            if same_deps && was.kind == op.kind {
+            if same_deps && before.same_kind(old, &op.kind, &mut scratch) {
                 Fate::Moved(old)
             } else {
                 Fate::Changed(old)
