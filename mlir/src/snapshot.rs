@@ -388,7 +388,7 @@ mod tests {
                     agrees(&snapshot, &module, &edited);
                 }
                 let mut edited = module.clone();
-                edited.ops[i].name += 1;
+                edited.ops[i].name ^= 1;
                 agrees(&snapshot, &module, &edited);
                 let mut edited = module.clone();
                 edited.ops[i].loc = Some(Loc::new(7, 7));
