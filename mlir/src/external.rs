@@ -292,32 +292,28 @@ fn run_on<'c>(
     if failed {
         return Outcome::Failed;
     }
-    if before.describes(&module) {
-        if let Some(cache) = cache {
-            cache.put(
-                module_op,
-                Imported {
-                    module,
-                    carried,
-                    body,
-                },
-            );
-        }
-        return Outcome::Unchanged;
-    }
-    let body = match write_back(context, module_op, &body, &before, &module, &carried) {
-        Ok(body) => body,
-        Err(message) => {
-            emit(
-                module_op.location(),
-                Severity::Error,
-                &format!("{arg}: {message}"),
-            );
-            return Outcome::Failed;
-        }
+    let unchanged = before.describes(&module);
+    // What the next lattice pass may start from: the module, with the ops that now hold it.
+    let next = if unchanged {
+        Some((carried, body))
+    } else {
+        let written = match write_back(context, module_op, &body, &before, &module, &carried) {
+            Ok(written) => written,
+            Err(message) => {
+                emit(
+                    module_op.location(),
+                    Severity::Error,
+                    &format!("{arg}: {message}"),
+                );
+                return Outcome::Failed;
+            }
+        };
+        // Only a cache needs what the ops now carry.
+        written
+            .filter(|_| cache.is_some())
+            .map(|body| (carried_after(&body, &module, carried), body))
     };
-    if let (Some(cache), Some(body)) = (cache, body) {
-        let carried = carried_after(&body, &module, carried);
+    if let (Some(cache), Some((carried, body))) = (cache, next) {
         cache.put(
             module_op,
             Imported {
@@ -327,7 +323,11 @@ fn run_on<'c>(
             },
         );
     }
-    Outcome::Changed
+    if unchanged {
+        Outcome::Unchanged
+    } else {
+        Outcome::Changed
+    }
 }
 
 /// What the importer would carry for `body`, the ops written for `module`, with what `carried`
