@@ -211,22 +211,19 @@ fn replace<'c>(
     imported: &Imported<'c>,
     result: &Module,
 ) -> Result<(), Vec<Diagnostic>> {
-    let before = Snapshot::of(&imported.module);
-    write_back(
-        context,
-        module_op,
+    let (before, body, carried) = (
+        Snapshot::of(&imported.module),
         &imported.body,
-        &before,
-        result,
         &imported.carried,
-    )
-    .map(|_body| ())
-    .map_err(|message| {
-        let location = module_op.location();
-        let loc = crate::diagnostics::loc_of(location);
-        let file = crate::diagnostics::source_file(location);
-        vec![Diagnostic::error(loc, message).in_file(file)]
-    })
+    );
+    write_back(context, module_op, body, &before, result, carried)
+        .map(|_body| ())
+        .map_err(|message| {
+            let location = module_op.location();
+            let loc = crate::diagnostics::loc_of(location);
+            let file = crate::diagnostics::source_file(location);
+            vec![Diagnostic::error(loc, message).in_file(file)]
+        })
 }
 
 fn check_pipeline(text: &str) -> Result<String, String> {
