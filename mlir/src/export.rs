@@ -346,11 +346,7 @@ impl<'c> Writer<'c> {
     /// The phase op's `order`: the ids of `module`'s scheduled ops in σ (`i64`, the widest
     /// element MLIR's dense arrays have, so every `ui32` id prints as itself).
     pub(crate) fn order(&self, module: &Module) -> (Identifier<'c>, Attribute<'c>) {
-        let ids: Vec<i64> = module
-            .schedule
-            .iter()
-            .map(|&id| i64::from(module.op(id).name))
-            .collect();
+        let ids: Vec<i64> = sigma_names(module).map(i64::from).collect();
         let order = DenseI64ArrayAttribute::new(self.context, &ids).into();
         (self.names.order, order)
     }
@@ -544,6 +540,11 @@ impl<'c> Writer<'c> {
             .build()
             .map_err(|e| BridgeError::Export(format!("{name}: {e}")))
     }
+}
+
+/// The names of `module`'s ops in σ: what the phase op's `order` lists.
+pub(crate) fn sigma_names(module: &Module) -> impl Iterator<Item = u32> + '_ {
+    module.schedule.iter().map(|&id| module.op(id).name)
 }
 
 /// Every dependency kind.

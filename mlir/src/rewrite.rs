@@ -26,7 +26,7 @@
 //! new op; afresh, O(V + E + B) ops built.
 
 use crate::error::BridgeError;
-use crate::export::{append_ops, operands, Carried, Writer};
+use crate::export::{append_ops, operands, sigma_names, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
 use crate::snapshot::Snapshot;
 use lattice_lir::{Module, OpId};
@@ -291,11 +291,6 @@ fn fates(before: &Snapshot, after: &Module) -> Vec<Fate> {
             }
         })
         .collect()
-}
-
-/// The names of `module`'s ops in σ: what the phase op's `order` lists.
-fn sigma_names(module: &Module) -> impl Iterator<Item = u32> + '_ {
-    module.schedule.iter().map(|&id| module.op(id).name)
 }
 
 /// Sets attribute `name` of `op`.

@@ -209,6 +209,7 @@ mod tests {
     //! modules (every op kind, spills included) against one edit at a time of every field.
 
     use super::*;
+    use crate::export::sigma_names;
     use lattice::manager::Session;
     use lattice::{parse_pipeline, PassManager};
     use lattice_lir::{BufferId, DepKind, Op, PipeId};
@@ -370,9 +371,7 @@ mod tests {
             let snapshot = Snapshot::of(&module);
             assert!(snapshot.describes(&module));
             assert_eq!(snapshot.op_count(), module.ops.len());
-            assert!(snapshot
-                .sigma_names()
-                .eq(module.schedule.iter().map(|&id| module.op(id).name)));
+            assert!(snapshot.sigma_names().eq(sigma_names(&module)));
             let mut scratch = Vec::new();
             for (i, op) in module.ops.iter().enumerate() {
                 let id = OpId::new(i);
