@@ -142,12 +142,13 @@ pub fn append_ops<'c>(
             w.named(&format!("@b{}", b.name))
         });
         let n = &w.names;
+        // In the dictionary's order (see `Scheduled`).
         let attributes = [
+            (n.backed, w.boolean(b.backed)),
             (n.id, w.uint32(b.name)),
             (n.pos, w.pos(pos)?),
-            (n.tier, w.string(&module.target.tier(b.tier).name)),
             (n.size, w.uint64(b.size)),
-            (n.backed, w.boolean(b.backed)),
+            (n.tier, w.string(&module.target.tier(b.tier).name)),
         ];
         let op = w.build(dialect::BUFFER, origin, &attributes, &[], Some(w.buf))?;
         buffers.push(result(block.append_operation(op))?);
@@ -165,7 +166,9 @@ pub fn append_ops<'c>(
 pub(crate) struct Scheduled<'c> {
     /// `lattice.alloc`, …
     pub name: &'static str,
-    /// Its own attributes, as the exporter writes them.
+    /// Its own attributes, as the exporter writes them, ordered by name as an attribute
+    /// dictionary holds them: MLIR then takes the list as it is instead of sorting it (by string
+    /// comparisons) for each of the tens of thousands of ops a pass writes.
     pub attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
 }
 
@@ -427,7 +430,7 @@ impl<'c> Writer<'c> {
         let cycles = |c: u64| (n.cycles, self.uint64(c));
         Ok(match &op.kind {
             OpKind::Alloc { offset, .. } => {
-                let mut attributes = vec![id_attr, kinds];
+                let mut attributes = vec![kinds, id_attr];
                 if let Some(offset) = offset {
                     attributes.push((n.offset, self.uint64(*offset)));
                 }
@@ -438,7 +441,7 @@ impl<'c> Writer<'c> {
             }
             OpKind::Free { .. } => Scheduled {
                 name: dialect::FREE,
-                attributes: vec![id_attr, kinds],
+                attributes: vec![kinds, id_attr],
             },
             OpKind::Compute {
                 opcode,
@@ -448,19 +451,19 @@ impl<'c> Writer<'c> {
             } => Scheduled {
                 name: dialect::COMMAND,
                 attributes: vec![
-                    id_attr,
-                    (n.opcode, self.string(opcode)),
-                    pipe(*p),
                     cycles(*c),
                     kinds,
+                    id_attr,
+                    (n.opcode, self.string(opcode)),
                     (n.segments, self.segments(operands.len(), op.deps.len())?),
+                    pipe(*p),
                 ],
             },
             OpKind::SpillOut {
                 pipe: p, cycles: c, ..
             } => Scheduled {
                 name: dialect::SPILL_OUT,
-                attributes: vec![id_attr, pipe(*p), cycles(*c), kinds],
+                attributes: vec![cycles(*c), kinds, id_attr, pipe(*p)],
             },
             OpKind::SpillIn {
                 offset,
@@ -470,11 +473,11 @@ impl<'c> Writer<'c> {
             } => Scheduled {
                 name: dialect::SPILL_IN,
                 attributes: vec![
+                    cycles(*c),
+                    kinds,
                     id_attr,
                     (n.offset, self.uint64(*offset)),
                     pipe(*p),
-                    cycles(*c),
-                    kinds,
                 ],
             },
         })
@@ -565,5 +568,65 @@ pub fn kind_word(kind: DepKind) -> &'static str {
         DepKind::Precedence => "precedence",
         DepKind::Spill => "spill",
         DepKind::Reuse => "reuse",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::tests::planned;
+    use lattice_passes::generate::Shape;
+    use std::collections::BTreeSet;
+
+    /// `Scheduled` promises its attributes in the order MLIR keeps a dictionary in (names
+    /// compared as bytes), for every op kind, with and without an offset on an alloc.
+    #[test]
+    fn scheduled_attributes_come_in_dictionary_order() {
+        let context = crate::dialect::context().expect("loads the dialect");
+        let mut module = planned(Shape::Matmul, 3);
+        // One alloc loses its offset, so both forms of an alloc are written.
+        let bound = module.op_ids().find(|&id| {
+            matches!(
+                module.op(id).kind,
+                OpKind::Alloc {
+                    offset: Some(_),
+                    ..
+                }
+            )
+        });
+        if let Some(OpKind::Alloc { offset, .. }) = bound.map(|id| &mut module.op_mut(id).kind) {
+            *offset = None;
+        }
+        let w = Writer::new(&context, &module.target).expect("writes the target");
+        let mut kinds = BTreeSet::new();
+        for id in module.op_ids() {
+            let s = w.scheduled(&module, id).expect("writes the op");
+            let names: Vec<&str> = s
+                .attributes
+                .iter()
+                .map(|(name, _)| identifier_str(*name).expect("UTF-8"))
+                .collect();
+            assert!(
+                names.windows(2).all(|p| p[0].as_bytes() < p[1].as_bytes()),
+                "{}: {names:?}",
+                s.name
+            );
+            let offset = names.contains(&"offset");
+            kinds.insert((s.name, offset));
+        }
+        assert!(
+            kinds.contains(&(dialect::ALLOC, false)) && kinds.contains(&(dialect::ALLOC, true))
+        );
+        for name in [
+            dialect::FREE,
+            dialect::COMMAND,
+            dialect::SPILL_OUT,
+            dialect::SPILL_IN,
+        ] {
+            assert!(
+                kinds.iter().any(|(k, _)| *k == name),
+                "no {name} in {kinds:?}"
+            );
+        }
     }
 }

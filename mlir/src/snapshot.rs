@@ -204,7 +204,7 @@ fn encode(kind: &OpKind, words: &mut Vec<u64>, opcode: impl FnOnce(&str) -> u64)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! The snapshot must say "equal" exactly when `==` does: checked on planned generated
     //! modules (every op kind, spills included) against one edit at a time of every field.
 
@@ -218,7 +218,7 @@ mod tests {
 
     /// A generated module planned by `mpas,dlr` (offsets bound), with a spill of its first
     /// buffer added at the end (generated workloads seldom spill; validity does not matter here).
-    fn planned(shape: Shape, seed: u64) -> Module {
+    pub(crate) fn planned(shape: Shape, seed: u64) -> Module {
         let mut module = generate(&GenSpec {
             shape,
             nodes: 60,
