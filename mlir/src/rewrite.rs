@@ -258,16 +258,10 @@ fn in_place<'c, 'a>(
 /// kind stays — moved only when it is otherwise equal, with dependencies on ops that stay as
 /// the same ops — else it is new. O(V + E).
 fn fates(before: &Snapshot, after: &Module) -> Vec<Fate> {
-    let by_name: FxHashMap<u32, OpId> = (0..before.op_count())
-        .map(|i| (before.op_name(OpId::new(i)), OpId::new(i)))
-        .collect();
-    let kept: Vec<Option<OpId>> = after
-        .ops
-        .iter()
-        .map(|op| {
-            let old = *by_name.get(&op.name)?;
-            before.same_variant(old, &op.kind).then_some(old)
-        })
+    let kept: Vec<Option<OpId>> = namesakes(before, after)
+        .into_iter()
+        .zip(&after.ops)
+        .map(|(old, op)| old.filter(|&old| before.same_variant(old, &op.kind)))
         .collect();
     let mut scratch = Vec::new();
     after
@@ -290,6 +284,30 @@ fn fates(before: &Snapshot, after: &Module) -> Vec<Fate> {
                 Fate::Changed(old)
             }
         })
+        .collect()
+}
+
+/// For each op of `after` (by index), the op of `before` with its name, if any. Passes keep
+/// the ops they do not remove at their indices and append new ones, so when the first ops of
+/// `after` bear the names of `before`'s, index for index, those are the namesakes and the rest
+/// have none (names are unique in both modules: each was verified); only otherwise are names
+/// looked up, in a map of `before`'s. O(V).
+fn namesakes(before: &Snapshot, after: &Module) -> Vec<Option<OpId>> {
+    let count = before.op_count();
+    let aligned = after.ops.len() >= count
+        && (0..count).all(|i| after.ops[i].name == before.op_name(OpId::new(i)));
+    if aligned {
+        return (0..after.ops.len())
+            .map(|i| (i < count).then(|| OpId::new(i)))
+            .collect();
+    }
+    let by_name: FxHashMap<u32, OpId> = (0..count)
+        .map(|i| (before.op_name(OpId::new(i)), OpId::new(i)))
+        .collect();
+    after
+        .ops
+        .iter()
+        .map(|op| by_name.get(&op.name).copied())
         .collect()
 }
 
@@ -421,5 +439,51 @@ fn destroy_all(ops: &[OperationRef<'_, '_>]) {
         // SAFETY: the op is live, uses no value any more, and no op outside `ops` uses its
         // results; each op is destroyed once.
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::tests::planned;
+    use lattice_passes::generate::Shape;
+
+    /// `namesakes` by the name map alone, as it answers when the ops are not aligned.
+    fn by_map(before: &Module, after: &Module) -> Vec<Option<OpId>> {
+        after
+            .ops
+            .iter()
+            .map(|op| before.op_ids().find(|&id| before.op(id).name == op.name))
+            .collect()
+    }
+
+    /// The aligned shortcut answers as the name map does, whether the ops stay at their
+    /// indices, gain ops at the end, move, lose one or are renamed.
+    #[test]
+    fn namesakes_are_the_ops_of_the_same_name() {
+        let before = planned(Shape::Attention, 5);
+        let snapshot = Snapshot::of(&before);
+        let count = before.ops.len();
+        let mut edits: Vec<(&str, Module)> = vec![("unchanged", before.clone())];
+        let mut grown = before.clone();
+        grown.ops.push(grown.ops[0].clone());
+        grown.ops.last_mut().expect("an op").name = u32::MAX - 2;
+        edits.push(("one op more", grown));
+        let mut moved = before.clone();
+        moved.ops.swap(1, count - 1);
+        edits.push(("two ops swapped", moved));
+        let mut shorter = before.clone();
+        shorter.ops.swap_remove(2);
+        edits.push(("one op fewer", shorter));
+        let mut renamed = before.clone();
+        renamed.ops[3].name = u32::MAX - 3;
+        edits.push(("one op renamed", renamed));
+        for (what, after) in &edits {
+            assert_eq!(
+                namesakes(&snapshot, after),
+                by_map(&before, after),
+                "{what}"
+            );
+        }
     }
 }
