@@ -33,13 +33,15 @@ use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phas
 use lattice_lir::{SpillCost, Target, Tier, TierId};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute,
-    DictionaryAttribute, IntegerAttribute,
+    DictionaryAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationResult};
-use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike};
-use mlir_sys::MlirOperation;
+use melior::ir::{
+    Attribute, AttributeLike, BlockRef, Identifier, Location, OperationRef, RegionLike,
+};
+use melior::Context;
+use mlir_sys::{MlirAttribute, MlirIdentifier, MlirOperation};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A module read from MLIR, with where each of its parts came from.
@@ -194,6 +196,9 @@ pub fn import_module<'c>(
     let Some(block) = body(module_op) else {
         return Err(at_module(K::Missing(dialect::TARGET)));
     };
+    let handle = module_op.context();
+    // SAFETY: the context outlives its ops, and `handle` outlives this use.
+    let own = OwnNames::new(unsafe { handle.to_ref() });
 
     // Sort the body into header, buffers and ops, numbering buffers and ops as they come.
     let mut errors = Vec::new();
@@ -230,7 +235,7 @@ pub fn import_module<'c>(
         }
         slot.get_or_insert(op);
     }
-    let buffer_ops = in_position_order(buffer_ops, &mut errors);
+    let buffer_ops = in_position_order(buffer_ops, &own, &mut errors);
     let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
     let lir_ops = in_sigma_order(lir_ops, phase_op, &mut errors);
     let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
@@ -240,16 +245,19 @@ pub fn import_module<'c>(
     let mut module = Module::new(name, target);
     module.phase = phase;
     let mut carried = Carried {
-        header: vec![kept(phase_op), kept(target_op)],
+        header: vec![
+            kept(phase_op, own.of(dialect::PHASE)),
+            kept(target_op, own.of(dialect::TARGET)),
+        ],
         ..Carried::default()
     };
     let mut buffer_ids: FxHashMap<usize, BufferId> =
         FxHashMap::with_capacity_and_hasher(buffer_ops.len(), Default::default());
     let mut broken_buffers = FxHashSet::default();
     for op in &buffer_ops {
-        match read_buffer(*op, &module.target) {
-            Ok(buffer) => {
-                carried.buffers.insert(buffer.name, kept(*op));
+        match read_buffer(*op, &module.target, &own) {
+            Ok((buffer, kept)) => {
+                carried.buffers.insert(buffer.name, kept);
                 let id = module.add_buffer(buffer);
                 buffer_ids.insert(key(*op), id);
             }
@@ -275,11 +283,11 @@ pub fn import_module<'c>(
     module.schedule.reserve_exact(lir_ops.len());
     carried.ops.reserve(lir_ops.len());
     for &(op, name) in &lir_ops {
-        match read_op(op, name, &module.target, &refs) {
+        match read_op(op, name, &module.target, &refs, &own) {
             // Its buffer's declaration is already reported.
             Ok(None) => {}
-            Ok(Some(lir_op)) => {
-                carried.ops.insert(lir_op.name, kept(op));
+            Ok(Some((lir_op, kept))) => {
+                carried.ops.insert(lir_op.name, kept);
                 module.push_op(lir_op);
             }
             Err(e) => errors.push(e),
@@ -308,13 +316,14 @@ pub fn import_module<'c>(
 /// read, so none is reported again as a dangling operand of an op. O(n).
 fn in_position_order<'c: 'a, 'a>(
     ops: Vec<OperationRef<'c, 'a>>,
+    own: &OwnNames,
     errors: &mut Vec<ImportError>,
 ) -> Vec<OperationRef<'c, 'a>> {
     let count = ops.len();
     let mut slots: Vec<Option<OperationRef<'c, 'a>>> = vec![None; count];
     let mut ordered = true;
     for &op in &ops {
-        let a = Attrs::new(op, dialect::BUFFER);
+        let a = Attrs::read(op, dialect::BUFFER, own);
         let pos = match a.uint(dialect::POS, u64::from(u32::MAX)) {
             Ok(pos) => pos,
             Err(e) => {
@@ -415,12 +424,36 @@ fn in_sigma_order<'c: 'a, 'a>(
     ordered
 }
 
-/// The location and foreign attributes of lattice op `op`.
-fn kept<'c>(op: OperationRef<'c, '_>) -> Kept<'c> {
-    let own = identifier_str(op.name()).map_or(&[][..], dialect::own_attributes);
+/// The attributes each lattice op defines ([`dialect::own_attributes`], in that order), as
+/// identifiers uniqued in the module's context. An identifier is uniqued, so telling an op's
+/// own attributes from foreign ones compares pointers, not text: the importer reads every op
+/// by these ([`Attrs::read`], [`kept`]). Valid while the context lives.
+struct OwnNames([Vec<MlirIdentifier>; dialect::OPS.len()]);
+
+impl OwnNames {
+    fn new(context: &Context) -> Self {
+        OwnNames(dialect::OPS.map(|op| {
+            dialect::own_attributes(op)
+                .iter()
+                .map(|name| Identifier::new(context, name).to_raw())
+                .collect()
+        }))
+    }
+
+    /// The attributes lattice op `op` (one of [`dialect::OPS`]) defines.
+    fn of(&self, op: &str) -> &[MlirIdentifier] {
+        dialect::OPS
+            .iter()
+            .position(|known| *known == op)
+            .map_or(&[], |i| &self.0[i])
+    }
+}
+
+/// The location and foreign attributes of lattice op `op`, which defines the attributes `own`.
+fn kept<'c>(op: OperationRef<'c, '_>, own: &[MlirIdentifier]) -> Kept<'c> {
     let attributes = (0..op.attribute_count())
         .filter_map(|i| op.attribute_at(i).ok())
-        .filter(|(name, _)| !identifier_str(*name).is_some_and(|name| own.contains(&name)))
+        .filter(|(name, _)| !own.iter().any(|o| o.ptr == name.to_raw().ptr))
         .collect();
     Kept {
         location: op.location(),
@@ -532,8 +565,13 @@ fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
     Ok(target)
 }
 
-fn read_buffer(op: OperationRef<'_, '_>, target: &Target) -> Result<Buffer, ImportError> {
-    let a = Attrs::new(op, dialect::BUFFER);
+/// Reads one buffer declaration, with what the op carries beyond it.
+fn read_buffer<'c>(
+    op: OperationRef<'c, '_>,
+    target: &Target,
+    own: &OwnNames,
+) -> Result<(Buffer, Kept<'c>), ImportError> {
+    let a = Attrs::read(op, dialect::BUFFER, own);
     if op.operand_count() != 0 {
         return Err(a.error(K::OperandCount {
             op: dialect::BUFFER,
@@ -541,13 +579,14 @@ fn read_buffer(op: OperationRef<'_, '_>, target: &Target) -> Result<Buffer, Impo
             expected: "a buffer declaration takes none".into(),
         }));
     }
-    Ok(Buffer {
+    let buffer = Buffer {
         name: a.id()?,
         tier: a.tier(target, "tier")?,
         size: a.uint("size", u64::MAX)?,
         backed: a.boolean("backed")?,
         loc: a.loc,
-    })
+    };
+    Ok((buffer, a.kept(own)))
 }
 
 /// Where operand values come from: op addresses of this module's buffers and ops.
@@ -558,14 +597,16 @@ struct Refs<'m> {
     ops: &'m FxHashMap<usize, OpId>,
 }
 
-/// Reads one LIR op; `None` when it uses a buffer whose declaration failed to import.
-fn read_op(
-    op: OperationRef<'_, '_>,
+/// Reads one LIR op, with what the MLIR op carries beyond it; `None` when it uses a buffer whose
+/// declaration failed to import.
+fn read_op<'c>(
+    op: OperationRef<'c, '_>,
     name: &'static str,
     target: &Target,
     refs: &Refs<'_>,
-) -> Result<Option<Op>, ImportError> {
-    let a = Attrs::new(op, name);
+    own: &OwnNames,
+) -> Result<Option<(Op, Kept<'c>)>, ImportError> {
+    let a = Attrs::read(op, name, own);
     // Commands name any number of buffers (first operand segment); the others exactly one.
     let buffer_count = if name == dialect::COMMAND {
         let segments = a.segments()?;
@@ -649,28 +690,95 @@ fn read_op(
             cycles: a.uint("cycles", u64::MAX)?,
         },
     };
-    Ok(Some(Op {
+    let lir_op = Op {
         name: a.id()?,
         kind,
         deps,
         loc: a.loc,
-    }))
+    };
+    Ok(Some((lir_op, a.kept(own))))
 }
+
+/// How many own attributes [`Attrs::read`] holds: as many as an op defines at most
+/// (`lattice.target`'s seven), with room to spare. An op defining more would have the rest
+/// looked up by name, which is slower but reads the same.
+const HELD: usize = 8;
 
 /// Typed access to the attributes of one op, with errors located at it.
 struct Attrs<'c, 'a> {
     op_ref: OperationRef<'c, 'a>,
     op: &'static str,
     loc: Option<Loc>,
+    /// The op's own attributes read up front (see [`OwnNames`]), and their values (`None` when
+    /// absent); any other is looked up by name.
+    held: &'static [&'static str],
+    values: [Option<Attribute<'c>>; HELD],
+    /// How many attributes of the op are not among the `held` (none: it has no foreign one).
+    others: usize,
+}
+
+extern "C" {
+    /// `shim/attrs.cpp`: the attribute of `op` named `names[i]` into `values[i]` (null when
+    /// absent) for each of the `count`, in one pass over its dictionary; returns how many of
+    /// its attributes have none of these names.
+    fn latticeMlirReadAttributes(
+        op: MlirOperation,
+        count: isize,
+        names: *const MlirIdentifier,
+        values: *mut MlirAttribute,
+    ) -> isize;
 }
 
 impl<'c, 'a> Attrs<'c, 'a> {
+    /// Attributes of `op_ref`, lattice op `op` (or another op), each looked up by name.
     fn new(op_ref: OperationRef<'c, 'a>, op: &'static str) -> Self {
         Attrs {
             op_ref,
             op,
             loc: loc_of(op_ref.location()),
+            held: &[],
+            values: [None; HELD],
+            others: op_ref.attribute_count(),
         }
+    }
+
+    /// Attributes of `op_ref`, lattice op `op`, its own read up front (see [`OwnNames`]): one
+    /// pass over its attributes instead of a lookup by name for each.
+    fn read(op_ref: OperationRef<'c, 'a>, op: &'static str, own: &OwnNames) -> Self {
+        let names = own.of(op);
+        let count = names.len().min(HELD);
+        let mut raw = [MlirAttribute {
+            ptr: std::ptr::null(),
+        }; HELD];
+        // SAFETY: the op is live; `names` holds `count` identifiers of its context and `raw` has
+        // room for as many values; the shim keeps nothing and only reads the op.
+        let others = unsafe {
+            latticeMlirReadAttributes(
+                op_ref.to_raw(),
+                count as isize,
+                names.as_ptr(),
+                raw.as_mut_ptr(),
+            )
+        };
+        // SAFETY: each non-null value is an attribute of the op, uniqued in its context.
+        let values = raw.map(|v| (!v.ptr.is_null()).then(|| unsafe { Attribute::from_raw(v) }));
+        Attrs {
+            values,
+            held: &dialect::own_attributes(op)[..count],
+            others: usize::try_from(others).unwrap_or(usize::MAX),
+            ..Attrs::new(op_ref, op)
+        }
+    }
+
+    /// The op's location and foreign attributes; `own` names its own attributes.
+    fn kept(&self, own: &OwnNames) -> Kept<'c> {
+        if self.others == 0 {
+            return Kept {
+                location: self.op_ref.location(),
+                attributes: Vec::new(),
+            };
+        }
+        kept(self.op_ref, own.of(self.op))
     }
 
     fn error(&self, kind: K) -> ImportError {
@@ -682,7 +790,10 @@ impl<'c, 'a> Attrs<'c, 'a> {
     }
 
     fn get_optional(&self, attr: &str) -> Option<Attribute<'c>> {
-        self.op_ref.attribute(attr).ok()
+        match self.held.iter().position(|name| *name == attr) {
+            Some(i) => self.values[i],
+            None => self.op_ref.attribute(attr).ok(),
+        }
     }
 
     fn get(
@@ -828,19 +939,19 @@ impl<'c, 'a> Attrs<'c, 'a> {
     }
 }
 
+extern "C" {
+    /// `shim/attrs.cpp`: the value of `attribute` into `value` when it is an integer of at most
+    /// 64 bits (unsigned, or else read as signed) and not negative; otherwise false.
+    fn latticeMlirReadUnsigned(attribute: MlirAttribute, value: *mut u64) -> bool;
+}
+
 /// A non-negative integer attribute of at most 64 bits whose value is at most `max`.
 fn uint(value: Attribute<'_>, max: u64) -> Option<u64> {
-    let integer = IntegerAttribute::try_from(value).ok()?;
-    let ty = IntegerType::try_from(integer.r#type()).ok()?;
-    if ty.width() > 64 {
-        return None;
-    }
-    let v = if ty.is_unsigned() {
-        integer.unsigned_value()
-    } else {
-        u64::try_from(integer.signed_value()).ok()?
-    };
-    (v <= max).then_some(v)
+    let mut v = 0;
+    // SAFETY: the attribute is live (uniqued in its context) and `v` is writable; the shim only
+    // reads the attribute.
+    let read = unsafe { latticeMlirReadUnsigned(value.to_raw(), &mut v) };
+    (read && v <= max).then_some(v)
 }
 
 /// An `id` attribute's value: a non-negative integer that fits in 32 bits.

@@ -453,6 +453,38 @@ fn hand_written_mlir_reads_as_lir() {
     assert_eq!(print_module(&mlir_to_lir(&text).unwrap()), lir);
 }
 
+/// An integer reads alike at any width up to 64 bits and any signedness when it is not negative,
+/// and is refused otherwise (negative, `index`, wider than 64 bits), with the attribute named.
+#[test]
+fn integers_read_alike_at_any_width_and_signedness() {
+    let lir = print_module(&mlir_to_lir(lattice_text(GOOD_BODY)).unwrap());
+    let with_size = |size: &str| lattice_text(&GOOD_BODY.replacen("64 : ui64", size, 1));
+    for size in [
+        "64 : i64",
+        "64 : si64",
+        "64 : i8",
+        "64 : si32",
+        "64 : ui16",
+        "64 : ui64",
+    ] {
+        let module = mlir_to_lir(with_size(size)).unwrap_or_else(|e| panic!("{size}: {e:?}"));
+        assert_eq!(print_module(&module), lir, "{size}");
+    }
+    for size in [
+        "-1 : si8",
+        "-64 : i64",
+        "64 : index",
+        "64 : i65",
+        "64 : ui128",
+    ] {
+        assert_error(
+            &with_size(size),
+            4,
+            "attribute `size` of `lattice.buffer` must be",
+        );
+    }
+}
+
 /// σ is the phase op's `order` and a buffer's place its `pos`, not their places in the body (a
 /// graph region, whose order MLIR may change): ops shuffled by hand read back to the same module,
 /// and an `order` that does not list every op once, or positions that do not number the buffers
