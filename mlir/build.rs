@@ -1,7 +1,8 @@
 //! Build script of `lattice-mlir`: with the feature `mlir`, compiles the C++ shim — `shim/emit.cpp`
 //! (warnings and remarks into MLIR's diagnostic engine, which MLIR 22's C API cannot emit),
 //! `shim/cache.cpp` (the lattice module a pass left, kept as an MLIR analysis) and
-//! `shim/attrs.cpp` (an op's attributes set by uniqued name, or all at once) — against the headers
+//! `shim/attrs.cpp` (an op's attributes read and set by uniqued name) and `shim/create.cpp` (ops
+//! built under a name looked up once) — against the headers
 //! of the LLVM/MLIR that `mlir-sys` links, found the same way: `MLIR_SYS_220_PREFIX`. Without the
 //! feature it does nothing, so the default build needs neither LLVM nor a C++ compiler.
 //!
@@ -13,6 +14,7 @@ fn main() -> Result<(), String> {
     println!("cargo:rerun-if-changed=shim/cxx_build.rs");
     println!("cargo:rerun-if-changed=shim/cache.cpp");
     println!("cargo:rerun-if-changed=shim/attrs.cpp");
+    println!("cargo:rerun-if-changed=shim/create.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     build_shim()
 }
@@ -37,6 +39,7 @@ fn build_shim() -> Result<(), String> {
         .file("shim/emit.cpp")
         .file("shim/cache.cpp")
         .file("shim/attrs.cpp")
+        .file("shim/create.cpp")
         .try_compile("lattice_mlir_shim")
         .map_err(|e| format!("compiling the shim (shim/*.cpp): {e}"))
 }

@@ -28,11 +28,19 @@ use melior::ir::attribute::{
     DictionaryAttribute, IntegerAttribute, StringAttribute,
 };
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationMutLike};
+use melior::ir::operation::OperationMutLike;
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, BlockRef, Identifier, Location, Type, Value};
-use melior::Context;
+use melior::ir::r#type::TypeLike;
+use melior::ir::{
+    Attribute, AttributeLike, BlockRef, Identifier, Location, Type, Value, ValueLike,
+};
+use melior::{Context, StringRef};
+use mlir_sys::{
+    MlirContext, MlirLocation, MlirNamedAttribute, MlirOperation, MlirStringRef, MlirType,
+    MlirValue,
+};
 use rustc_hash::FxHashMap;
+use std::ffi::c_void;
 
 /// What the MLIR ops of a module hold that LIR has no place for, by op and buffer names (`%12` →
 /// 12, `@b3` → 3), which passes keep, unlike arena indices.
@@ -281,6 +289,25 @@ pub(crate) struct Writer<'c> {
     kinds: [Attribute<'c>; 3],
     /// Each pipe's name, by pipe index.
     pipes: Vec<Attribute<'c>>,
+    /// Each lattice op's name as looked up in the context, in [`dialect::OPS`] order (see
+    /// `shim/create.cpp`).
+    ops: [*const c_void; dialect::OPS.len()],
+}
+
+extern "C" {
+    /// `shim/create.cpp`: op name `name` in `context`, as a handle valid while it lives.
+    fn latticeMlirOperationName(context: MlirContext, name: MlirStringRef) -> *const c_void;
+    /// `shim/create.cpp`: a detached op named `name` at `location` with the attributes and
+    /// operands given and one result of type `result` unless that is null.
+    fn latticeMlirCreateOperation(
+        name: *const c_void,
+        location: MlirLocation,
+        attribute_count: isize,
+        attributes: *const MlirNamedAttribute,
+        operand_count: isize,
+        operands: *const MlirValue,
+        result: MlirType,
+    ) -> MlirOperation;
 }
 
 impl<'c> Writer<'c> {
@@ -315,6 +342,10 @@ impl<'c> Writer<'c> {
             },
             kinds: KINDS.map(|kind| string(kind_word(kind))),
             pipes: target.pipes.iter().map(|p| string(p)).collect(),
+            // SAFETY: the context is live and the shim keeps nothing of the name's bytes.
+            ops: dialect::OPS.map(|op| unsafe {
+                latticeMlirOperationName(context.to_raw(), StringRef::new(op).to_raw())
+            }),
         })
     }
 
@@ -535,14 +566,46 @@ impl<'c> Writer<'c> {
         operands: &[Value<'c, '_>],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
-        let all = Self::with_foreign(name, attributes, origin.attributes);
-        OperationBuilder::new(name, origin.location)
-            .add_attributes(&all)
-            .add_operands(operands)
-            .add_results(result.as_slice())
-            .build()
-            .map_err(|e| BridgeError::Export(format!("{name}: {e}")))
+        let op_name = dialect::OPS
+            .iter()
+            .position(|op| *op == name)
+            .map(|i| self.ops[i])
+            .ok_or_else(|| BridgeError::Export(format!("{name} is not a lattice op")))?;
+        let all = named(&Self::with_foreign(name, attributes, origin.attributes));
+        let operands: Vec<MlirValue> = operands.iter().map(|v| v.to_raw()).collect();
+        let result = result.map_or(
+            MlirType {
+                ptr: std::ptr::null(),
+            },
+            |t| t.to_raw(),
+        );
+        // SAFETY: the name, location, attributes, operands and type all belong to this writer's
+        // context, which is live; the counts are the lists' lengths; the shim keeps nothing and
+        // hands over a new detached op, owned from here by the `Operation`.
+        unsafe {
+            let op = latticeMlirCreateOperation(
+                op_name,
+                origin.location.to_raw(),
+                all.len() as isize,
+                all.as_ptr(),
+                operands.len() as isize,
+                operands.as_ptr(),
+                result,
+            );
+            Ok(melior::ir::Operation::from_raw(op))
+        }
     }
+}
+
+/// `attributes` as the C API's named attributes.
+pub(crate) fn named(attributes: &[(Identifier<'_>, Attribute<'_>)]) -> Vec<MlirNamedAttribute> {
+    attributes
+        .iter()
+        .map(|(name, value)| MlirNamedAttribute {
+            name: name.to_raw(),
+            attribute: value.to_raw(),
+        })
+        .collect()
 }
 
 /// The names of `module`'s ops in σ: what the phase op's `order` lists.

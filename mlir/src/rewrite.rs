@@ -26,7 +26,7 @@
 //! new op; afresh, O(V + E + B) ops built.
 
 use crate::error::BridgeError;
-use crate::export::{append_ops, operands, sigma_names, Carried, Writer};
+use crate::export::{append_ops, named, operands, sigma_names, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
 use crate::snapshot::Snapshot;
 use lattice_lir::{Module, OpId};
@@ -315,17 +315,6 @@ fn namesakes(before: &Snapshot, after: &Module) -> Vec<Option<OpId>> {
 fn set_attribute(op: OperationRef<'_, '_>, name: Identifier<'_>, value: Attribute<'_>) {
     // SAFETY: the op is live; the name and value belong to its context.
     unsafe { latticeMlirSetAttribute(op.to_raw(), name.to_raw(), value.to_raw()) }
-}
-
-/// `attributes` as the C API's named attributes.
-fn named(attributes: &[(Identifier<'_>, Attribute<'_>)]) -> Vec<MlirNamedAttribute> {
-    attributes
-        .iter()
-        .map(|(name, value)| MlirNamedAttribute {
-            name: name.to_raw(),
-            attribute: value.to_raw(),
-        })
-        .collect()
 }
 
 /// How many threads to set `count` ops' attributes on: one, unless the context uniques
