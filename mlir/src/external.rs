@@ -38,8 +38,8 @@
 use crate::diagnostics::file_of;
 use crate::dialect;
 use crate::export::{Carried, Kept};
-use crate::import::{held, import_module, lattice_modules, Body, Imported};
-use crate::rewrite::write_back;
+use crate::import::{held, import_module, lattice_modules, Imported};
+use crate::rewrite::{write_back, Written};
 use crate::snapshot::Snapshot;
 use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
@@ -311,7 +311,7 @@ fn run_on<'c>(
         // Only a cache needs what the ops now carry.
         written
             .filter(|_| cache.is_some())
-            .map(|body| (carried_after(&body, &module, carried), body))
+            .map(|written| (carried_after(&written, &module, carried), written.body))
     };
     if let (Some(cache), Some((carried, body))) = (cache, next) {
         cache.put(
@@ -330,12 +330,22 @@ fn run_on<'c>(
     }
 }
 
-/// What the importer would carry for `body`, the ops written for `module`, with what `carried`
-/// held: the same location and foreign attributes for the ops it knew (the writer kept those,
-/// except attributes named like one of the op's own, none unless an op changed kind), the
-/// location the writer chose for the others (read off the op; they have no foreign attribute),
-/// nothing for ops that are gone. O(V + B) lookups; only new ops are read.
-fn carried_after<'c>(body: &Body, module: &Module, mut carried: Carried<'c>) -> Carried<'c> {
+/// What the importer would carry for the ops `written` for `module`, with what `carried` held:
+/// the same location and foreign attributes for the ops it knew (the writer kept those, except
+/// attributes named like one of the op's own, none unless an op changed kind), the location the
+/// writer chose for the others (read off the op; they have no foreign attribute), nothing for
+/// ops that are gone. Written in place, only the ops the writer built or changed can differ from
+/// what `carried` holds (the rest, the header and the buffers kept their MLIR ops as they were):
+/// O(touched) lookups then, O(V + B) after writing afresh; only new ops are read.
+fn carried_after<'c>(written: &Written, module: &Module, mut carried: Carried<'c>) -> Carried<'c> {
+    let body = &written.body;
+    if let Some(touched) = &written.touched {
+        for &id in touched {
+            refresh(&mut carried.ops, module.op(id).name, body.ops[id.index()]);
+        }
+        drop_gone(&mut carried.ops, module.ops.iter().map(|op| op.name));
+        return carried;
+    }
     let header = [held(body.phase), held(body.target)];
     carried.header = header
         .iter()
@@ -364,27 +374,37 @@ fn update<'c>(
     kept: &mut FxHashMap<u32, Kept<'c>>,
     written: impl ExactSizeIterator<Item = (u32, MlirOperation)> + Clone,
 ) {
-    let count = written.len();
     for (name, op) in written.clone() {
-        let op = held(op);
-        match kept.get_mut(&name) {
-            Some(old) if !old.attributes.is_empty() => {
-                old.attributes = without_own(&op, &old.attributes);
-            }
-            Some(_) => {}
-            None => {
-                let fresh = Kept {
-                    location: op.location(),
-                    attributes: Vec::new(),
-                };
-                kept.insert(name, fresh);
-            }
+        refresh(kept, name, op);
+    }
+    drop_gone(kept, written.map(|(name, _)| name));
+}
+
+/// Brings what `kept` holds for `name` in line with `op`, written by that name (see
+/// [`carried_after`]).
+fn refresh<'c>(kept: &mut FxHashMap<u32, Kept<'c>>, name: u32, op: MlirOperation) {
+    let op = held(op);
+    match kept.get_mut(&name) {
+        Some(old) if !old.attributes.is_empty() => {
+            old.attributes = without_own(&op, &old.attributes);
+        }
+        Some(_) => {}
+        None => {
+            let fresh = Kept {
+                location: op.location(),
+                attributes: Vec::new(),
+            };
+            kept.insert(name, fresh);
         }
     }
-    // Every name written is kept now, and names are unique (the structural verifier checked), so
-    // more entries than names means some ops are gone.
-    if kept.len() != count {
-        let live: FxHashSet<u32> = written.map(|(name, _)| name).collect();
+}
+
+/// Leaves in `kept` only the `live` names, every one of which it holds.
+fn drop_gone(kept: &mut FxHashMap<u32, Kept<'_>>, live: impl ExactSizeIterator<Item = u32>) {
+    // Names are unique (the structural verifier checked), so more entries than live names means
+    // some ops are gone.
+    if kept.len() != live.len() {
+        let live: FxHashSet<u32> = live.collect();
         kept.retain(|name, _| live.contains(name));
     }
 }

@@ -50,10 +50,20 @@ extern "C" {
     );
 }
 
+/// What [`write_back`] left in the module op.
+pub(crate) struct Written {
+    /// The ops that hold the module now.
+    pub body: Body,
+    /// When it wrote in place, the ops (by index) whose MLIR op it built or changed; every other
+    /// op kept its MLIR op as it was but for its place, and so did the header and the buffers.
+    /// `None` when it wrote afresh.
+    pub touched: Option<Vec<OpId>>,
+}
+
 /// Writes `after`, the result of a pass on the module `before` is the snapshot of, into
 /// `module_op`, which holds that module in the ops of `body`, with what `carried` says of them;
-/// returns the ops that now hold `after` (`None` when σ is not a permutation of its ops, which no
-/// verified result has). In place when it can (see the module header), else afresh.
+/// returns what it wrote (`None` when σ is not a permutation of its ops, which no verified
+/// result has). In place when it can (see the module header), else afresh.
 pub(crate) fn write_back<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
@@ -61,17 +71,19 @@ pub(crate) fn write_back<'c, 'a>(
     before: &Snapshot,
     after: &Module,
     carried: &Carried<'c>,
-) -> Result<Option<Body>, String> {
+) -> Result<Option<Written>, String> {
     // In place needs the same frame, and a result the pass manager lets through (σ a
     // permutation of the ops, dependencies on ops); otherwise the exporter writes what it can.
     let same_frame = before.same_frame(after);
     let well_formed = well_formed(after);
-    let written = if same_frame && well_formed {
-        in_place(context, module_op, body, before, after, carried)?
+    let (written, touched) = if same_frame && well_formed {
+        let (written, touched) = in_place(context, module_op, body, before, after, carried)?;
+        (written, Some(touched))
     } else {
-        replace_body(context, module_op, after, carried)?
+        (replace_body(context, module_op, after, carried)?, None)
     };
-    Ok(well_formed.then(|| body_of(&written, after)).flatten())
+    let body = well_formed.then(|| body_of(&written, after)).flatten();
+    Ok(body.map(|body| Written { body, touched }))
 }
 
 /// Whether σ of `module` holds every op exactly once and every dependency names an op: what
@@ -119,7 +131,8 @@ enum Fate {
     New,
 }
 
-/// [`write_back`] in place, for modules of one name, target and buffers.
+/// [`write_back`] in place, for modules of one name, target and buffers; returns the ops
+/// written and the ops of `after` it built or changed.
 fn in_place<'c, 'a>(
     context: &'c Context,
     module_op: OperationRef<'c, 'a>,
@@ -127,7 +140,7 @@ fn in_place<'c, 'a>(
     before: &Snapshot,
     after: &Module,
     carried: &Carried<'c>,
-) -> Result<Vec<OperationRef<'c, 'a>>, String> {
+) -> Result<(Vec<OperationRef<'c, 'a>>, Vec<OpId>), String> {
     let block = import::body(module_op).ok_or("the module has no body")?;
     let fates = fates(before, after);
     let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
@@ -251,7 +264,13 @@ fn in_place<'c, 'a>(
     // No op that stays uses them any more: each one whose dependencies changed (a dependency
     // gone or rebuilt included) got its operands anew.
     destroy_all(&gone);
-    Ok(written)
+    let touched = fates
+        .iter()
+        .enumerate()
+        .filter(|(_, fate)| !matches!(fate, Fate::Moved(_)))
+        .map(|(i, _)| OpId::new(i))
+        .collect();
+    Ok((written, touched))
 }
 
 /// For each op of `after` (by index), what becomes of it: the op of `before` with its name and
