@@ -180,14 +180,16 @@ pub(crate) struct Scheduled<'c> {
     pub attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
 }
 
-/// The operands of op `id` of `module`: the values of the buffers it names, then its
-/// dependencies' tokens, from `buffers` and `tokens` (by buffer and op index).
+/// The operands of op `id` of `module`, as the C API's values (what the writer hands MLIR):
+/// the values of the buffers it names, then its dependencies' tokens, from `buffers` and
+/// `tokens` (by buffer and op index). Every dependency precedes its user in σ (the structural
+/// verifier guarantees it), so its token exists already.
 pub(crate) fn operands<'c, 'a>(
     module: &Module,
     id: OpId,
     buffers: &[Value<'c, 'a>],
     tokens: &[Option<Value<'c, 'a>>],
-) -> Result<Vec<Value<'c, 'a>>, BridgeError> {
+) -> Result<Vec<MlirValue>, BridgeError> {
     let op = module.op(id);
     let named: &[BufferId] = match &op.kind {
         OpKind::Alloc { buffer, .. }
@@ -197,33 +199,18 @@ pub(crate) fn operands<'c, 'a>(
         OpKind::Compute { operands, .. } => operands,
     };
     let mut values = Vec::with_capacity(named.len() + op.deps.len());
-    values.extend(named.iter().map(|b| buffers[b.index()]));
-    values.extend(dep_values(module, id, &op.deps, tokens)?);
+    values.extend(named.iter().map(|b| buffers[b.index()].to_raw()));
+    for dep in &op.deps {
+        let token = tokens.get(dep.op.index()).copied().flatten();
+        let token = token.ok_or_else(|| {
+            BridgeError::Export(format!(
+                "op %{} depends on an op that does not precede it in the schedule",
+                op.name
+            ))
+        })?;
+        values.push(token.to_raw());
+    }
     Ok(values)
-}
-
-/// The token values of `deps`. Every dependency precedes its user in σ (the structural verifier
-/// guarantees it), so its token exists already.
-fn dep_values<'c, 'a>(
-    module: &Module,
-    user: OpId,
-    deps: &[Dep],
-    tokens: &[Option<Value<'c, 'a>>],
-) -> Result<Vec<Value<'c, 'a>>, BridgeError> {
-    deps.iter()
-        .map(|dep| {
-            tokens
-                .get(dep.op.index())
-                .copied()
-                .flatten()
-                .ok_or_else(|| {
-                    BridgeError::Export(format!(
-                        "op %{} depends on an op that does not precede it in the schedule",
-                        module.op(user).name
-                    ))
-                })
-        })
-        .collect()
 }
 
 fn result<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, BridgeError> {
@@ -541,18 +528,30 @@ impl<'c> Writer<'c> {
     /// Op `name`'s own `attributes`, then the `foreign` ones but those named like an attribute op
     /// `name` defines, written or not (a foreign attribute cannot change what the op means — a
     /// foreign `offset` on an alloc written without one would read back as its offset — and MLIR
-    /// wants names unique).
+    /// wants names unique); as the C API's named attributes, what the writer hands MLIR.
     pub(crate) fn with_foreign(
         name: &str,
         attributes: &[(Identifier<'c>, Attribute<'c>)],
         foreign: &[(Identifier<'c>, Attribute<'c>)],
-    ) -> Vec<(Identifier<'c>, Attribute<'c>)> {
-        let defined = dialect::own_attributes(name);
-        let mut all = attributes.to_vec();
-        all.extend(foreign.iter().filter(|(k, _)| {
-            !attributes.iter().any(|(own, _)| own == k)
-                && !identifier_str(*k).is_some_and(|k| defined.contains(&k))
-        }));
+    ) -> Vec<MlirNamedAttribute> {
+        let raw = |(name, value): &(Identifier<'c>, Attribute<'c>)| MlirNamedAttribute {
+            name: name.to_raw(),
+            attribute: value.to_raw(),
+        };
+        let mut all = Vec::with_capacity(attributes.len() + foreign.len());
+        all.extend(attributes.iter().map(raw));
+        if !foreign.is_empty() {
+            let defined = dialect::own_attributes(name);
+            all.extend(
+                foreign
+                    .iter()
+                    .filter(|(k, _)| {
+                        !attributes.iter().any(|(own, _)| own == k)
+                            && !identifier_str(*k).is_some_and(|k| defined.contains(&k))
+                    })
+                    .map(raw),
+            );
+        }
         all
     }
 
@@ -563,7 +562,7 @@ impl<'c> Writer<'c> {
         name: &str,
         origin: Origin<'_, 'c>,
         attributes: &[(Identifier<'c>, Attribute<'c>)],
-        operands: &[Value<'c, '_>],
+        operands: &[MlirValue],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
         let op_name = dialect::OPS
@@ -571,8 +570,7 @@ impl<'c> Writer<'c> {
             .position(|op| *op == name)
             .map(|i| self.ops[i])
             .ok_or_else(|| BridgeError::Export(format!("{name} is not a lattice op")))?;
-        let all = named(&Self::with_foreign(name, attributes, origin.attributes));
-        let operands: Vec<MlirValue> = operands.iter().map(|v| v.to_raw()).collect();
+        let all = Self::with_foreign(name, attributes, origin.attributes);
         let result = result.map_or(
             MlirType {
                 ptr: std::ptr::null(),
@@ -595,17 +593,6 @@ impl<'c> Writer<'c> {
             Ok(melior::ir::Operation::from_raw(op))
         }
     }
-}
-
-/// `attributes` as the C API's named attributes.
-pub(crate) fn named(attributes: &[(Identifier<'_>, Attribute<'_>)]) -> Vec<MlirNamedAttribute> {
-    attributes
-        .iter()
-        .map(|(name, value)| MlirNamedAttribute {
-            name: name.to_raw(),
-            attribute: value.to_raw(),
-        })
-        .collect()
 }
 
 /// The names of `module`'s ops in σ: what the phase op's `order` lists.

@@ -26,15 +26,17 @@
 //! new op; afresh, O(V + E + B) ops built.
 
 use crate::error::BridgeError;
-use crate::export::{append_ops, named, operands, sigma_names, Carried, Writer};
+use crate::export::{append_ops, operands, sigma_names, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
 use crate::snapshot::Snapshot;
 use lattice_lir::{Module, OpId};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::{Attribute, AttributeLike, Identifier, OperationRef, Value, ValueLike};
+use melior::ir::{Attribute, AttributeLike, Identifier, OperationRef, Value};
 use melior::Context;
-use mlir_sys::{MlirAttribute, MlirContext, MlirIdentifier, MlirNamedAttribute, MlirOperation};
+use mlir_sys::{
+    MlirAttribute, MlirContext, MlirIdentifier, MlirNamedAttribute, MlirOperation, MlirValue,
+};
 use rustc_hash::FxHashMap;
 
 extern "C" {
@@ -154,7 +156,7 @@ fn in_place<'c, 'a>(
         .map_err(|e| e.to_string())?;
     let mut tokens: Vec<Option<Value<'c, 'a>>> = vec![None; after.ops.len()];
     let mut placed: Vec<OperationRef<'c, 'a>> = Vec::with_capacity(after.schedule.len());
-    let mut changes: Vec<(OperationRef<'c, 'a>, OpId, Vec<Value<'c, 'a>>)> = Vec::new();
+    let mut changes: Vec<(OperationRef<'c, 'a>, OpId, Vec<MlirValue>)> = Vec::new();
     // Until every fallible step is done, the ops built so far go again on any way out (an error,
     // or a panic, which the pass turns into an error), leaving the module as it was.
     let mut built = Undo(Vec::new());
@@ -197,7 +199,7 @@ fn in_place<'c, 'a>(
                     let foreign = kept.get().ops.get(&after.op(id).name);
                     let foreign = foreign.map_or(&[][..], |kept| &kept.attributes);
                     let attributes = Writer::with_foreign(parts.name, &parts.attributes, foreign);
-                    Ok((op.to_raw(), named(&attributes)))
+                    Ok((op.to_raw(), attributes))
                 })
                 .collect::<Result<Vec<_>, BridgeError>>()
         });
@@ -394,10 +396,10 @@ impl<T: Copy> Shared<T> {
 }
 
 /// Sets the operands of `op`.
-fn set_operands(op: OperationRef<'_, '_>, operands: &[Value<'_, '_>]) {
-    let raw: Vec<_> = operands.iter().map(|v| v.to_raw()).collect();
+fn set_operands(op: OperationRef<'_, '_>, operands: &[MlirValue]) {
+    let count = operands.len() as isize;
     // SAFETY: the op is live and every value is defined in its body (of its context).
-    unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), raw.len() as isize, raw.as_ptr()) }
+    unsafe { mlir_sys::mlirOperationSetOperands(op.to_raw(), count, operands.as_ptr()) }
 }
 
 /// Ops built into a body, destroyed when this goes out of scope holding them.
