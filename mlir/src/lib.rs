@@ -26,6 +26,8 @@ mod absent;
 pub use absent::{MLIR_HOST, WITHOUT_BRIDGE};
 
 #[cfg(feature = "mlir")]
+mod chunks;
+#[cfg(feature = "mlir")]
 pub mod diagnostics;
 #[cfg(feature = "mlir")]
 pub mod dialect;

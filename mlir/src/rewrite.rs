@@ -25,6 +25,7 @@
 //! Cost: in place, O(V + E), one attribute dictionary per op that changed and an op built per
 //! new op; afresh, O(V + E + B) ops built.
 
+use crate::chunks::{chunked, Shared};
 use crate::error::BridgeError;
 use crate::export::{append_ops, operands, sigma_names, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
@@ -148,9 +149,13 @@ fn in_place<'c, 'a>(
     let w = Writer::new(context, &after.target).map_err(|e| e.to_string())?;
 
     // Build what is new, at the end of the body, in σ order (so every dependency's token exists).
+    // Operands are written only for ops built or changed: when every op merely moved (`mpas`,
+    // `cpe`), no op's values are read.
+    let rebuilt = fates.iter().any(|fate| !matches!(fate, Fate::Moved(_)));
     let buffer_ops: Vec<OperationRef<'c, 'a>> = body.buffers.iter().map(|&op| held(op)).collect();
     let buffers: Vec<Value<'c, 'a>> = buffer_ops
         .iter()
+        .filter(|_| rebuilt)
         .map(|op| op.result(0).map(Into::into))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
@@ -179,7 +184,9 @@ fn in_place<'c, 'a>(
                     new
                 }
             };
-            tokens[id.index()] = Some(op.result(0).map_err(|e| e.to_string())?.into());
+            if rebuilt {
+                tokens[id.index()] = Some(op.result(0).map_err(|e| e.to_string())?.into());
+            }
             placed.push(op);
         }
         Ok(())
@@ -187,22 +194,27 @@ fn in_place<'c, 'a>(
     let threads = threads_for(context, changes.len());
     // The attributes of the changed ops (the exporter's own, then the foreign ones the importer
     // kept), built across threads.
-    let shared = Shared(&w);
-    let kept = Shared(carried);
+    // SAFETY (of both `Shared`s and `chunked`): more than one thread only in a context that
+    // uniques under locks (`threads_for`); the writer's names, types and attributes, and the
+    // carried ones, are uniqued, so immutable; each thread reads its own ops.
+    let (shared, kept) = unsafe { (Shared::new(&w), Shared::new(carried)) };
     let attributes = building.and_then(|()| {
-        let lists = chunked(threads, &changes, |chunk| {
-            let w = shared.get();
-            chunk
-                .iter()
-                .map(|&(op, id, _)| {
-                    let parts = w.scheduled(after, id)?;
-                    let foreign = kept.get().ops.get(&after.op(id).name);
-                    let foreign = foreign.map_or(&[][..], |kept| &kept.attributes);
-                    let attributes = Writer::with_foreign(parts.name, &parts.attributes, foreign);
-                    Ok((op.to_raw(), attributes))
-                })
-                .collect::<Result<Vec<_>, BridgeError>>()
-        });
+        let lists = unsafe {
+            chunked(threads, &changes, |chunk| {
+                let w = shared.get();
+                chunk
+                    .iter()
+                    .map(|&(op, id, _)| {
+                        let parts = w.scheduled(after, id)?;
+                        let foreign = kept.get().ops.get(&after.op(id).name);
+                        let foreign = foreign.map_or(&[][..], |kept| &kept.attributes);
+                        let attributes =
+                            Writer::with_foreign(parts.name, &parts.attributes, foreign);
+                        Ok((op.to_raw(), attributes))
+                    })
+                    .collect::<Result<Vec<_>, BridgeError>>()
+            })
+        };
         let mut all = Vec::with_capacity(changes.len());
         for list in lists {
             all.extend(list.map_err(|e| e.to_string())?);
@@ -222,14 +234,16 @@ fn in_place<'c, 'a>(
         let (name, value) = w.order(after);
         set_attribute(held(body.phase), name, value);
     }
-    chunked(threads, &attributes, |chunk| {
-        for (op, attributes) in chunk {
-            // SAFETY: the op is live; the names (distinct) and values belong to its context.
-            unsafe {
-                latticeMlirSetAttributes(*op, attributes.len() as isize, attributes.as_ptr())
-            };
-        }
-    });
+    // SAFETY: more than one thread only in a context that uniques under locks (the dictionaries
+    // are uniqued there); each op's attributes are set by the one thread whose chunk holds it.
+    unsafe {
+        chunked(threads, &attributes, |chunk| {
+            for (op, attributes) in chunk {
+                // SAFETY: the op is live; the names (distinct) and values belong to its context.
+                latticeMlirSetAttributes(*op, attributes.len() as isize, attributes.as_ptr());
+            }
+        })
+    };
     // Use lists are shared between ops (a buffer's value has many users): one thread.
     for (op, _, operands) in &changes {
         set_operands(*op, operands);
@@ -350,49 +364,6 @@ fn threads_for(context: &Context, count: usize) -> usize {
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     cores.min(count / PER_THREAD).max(1)
-}
-
-/// `work` on `threads` consecutive chunks of `items`, each on a thread of its own (the calling
-/// one when `threads` is 1), the results in chunk order.
-fn chunked<T, R>(threads: usize, items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    if threads <= 1 || items.is_empty() {
-        return vec![work(items)];
-    }
-    let size = items.len().div_ceil(threads);
-    let chunks: Vec<Shared<&[T]>> = items.chunks(size).map(Shared).collect();
-    let work = &work;
-    std::thread::scope(|scope| {
-        let running: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| scope.spawn(move || Shared(work(chunk.get()))))
-            .collect();
-        running
-            .into_iter()
-            .map(|thread| match thread.join() {
-                Ok(result) => result.0,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    })
-}
-
-/// MLIR handles (ops, attributes, a [`Writer`]) handed to the threads of [`chunked`]. Sound
-/// because [`threads_for`] asks for more than one thread only when the context uniques under
-/// locks; types, attributes and identifiers are immutable once uniqued; and each op's
-/// attributes are set by one thread (its op appears in one chunk), while use lists, which ops
-/// share, are only changed on the calling thread.
-struct Shared<T>(T);
-
-// SAFETY: see the type's documentation.
-unsafe impl<T> Send for Shared<T> {}
-// SAFETY: see the type's documentation.
-unsafe impl<T> Sync for Shared<T> {}
-
-impl<T: Copy> Shared<T> {
-    /// The handle (a method, so that closures capture the whole `Shared`, not its field).
-    fn get(&self) -> T {
-        self.0
-    }
 }
 
 /// Sets the operands of `op`.
