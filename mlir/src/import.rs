@@ -22,6 +22,7 @@
 //! for every op of that buffer.
 //! Complexity: O(V + E + B) with hash lookups from operand values to their ops.
 
+use crate::chunks::{chunked, Shared};
 use crate::diagnostics::{loc_of, source_file};
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
@@ -277,13 +278,21 @@ pub fn import_module<'c>(
         broken_buffers: &broken_buffers,
         ops: &op_ids,
     };
+    // The ops are read across threads when they are many; a worker never prints an attribute
+    // into an error (`quiet`), so on any error they are read again on this thread, whose errors
+    // are the ones reported.
+    let threads = read_threads(lir_ops.len());
+    let mut read = read_ops(&lir_ops, &module.target, &refs, &own, threads);
+    if threads > 1 && read.iter().any(Result::is_err) {
+        read = read_ops(&lir_ops, &module.target, &refs, &own, 1);
+    }
     // Sized up front, and each op read without temporaries (`read_op`): an allocation per list
     // the module keeps, none freed along the way (a module has tens of thousands of ops).
     module.ops.reserve_exact(lir_ops.len());
     module.schedule.reserve_exact(lir_ops.len());
     carried.ops.reserve(lir_ops.len());
-    for &(op, name) in &lir_ops {
-        match read_op(op, name, &module.target, &refs, &own) {
+    for result in read {
+        match result {
             // Its buffer's declaration is already reported.
             Ok(None) => {}
             Ok(Some((lir_op, kept))) => {
@@ -323,7 +332,7 @@ fn in_position_order<'c: 'a, 'a>(
     let mut slots: Vec<Option<OperationRef<'c, 'a>>> = vec![None; count];
     let mut ordered = true;
     for &op in &ops {
-        let a = Attrs::read(op, dialect::BUFFER, own);
+        let a = Attrs::read(op, dialect::BUFFER, own, false);
         let pos = match a.uint(dialect::POS, u64::from(u32::MAX)) {
             Ok(pos) => pos,
             Err(e) => {
@@ -571,7 +580,7 @@ fn read_buffer<'c>(
     target: &Target,
     own: &OwnNames,
 ) -> Result<(Buffer, Kept<'c>), ImportError> {
-    let a = Attrs::read(op, dialect::BUFFER, own);
+    let a = Attrs::read(op, dialect::BUFFER, own, false);
     if op.operand_count() != 0 {
         return Err(a.error(K::OperandCount {
             op: dialect::BUFFER,
@@ -597,16 +606,53 @@ struct Refs<'m> {
     ops: &'m FxHashMap<usize, OpId>,
 }
 
+/// How many threads to read `count` ops on: one per core, as lattice's own passes take, but one
+/// per 4096 ops at most, so that a small module is read on the calling thread. Reading creates
+/// and changes nothing in MLIR, so it needs no lock and suits any context.
+fn read_threads(count: usize) -> usize {
+    const PER_THREAD: usize = 4096;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.min(count / PER_THREAD).max(1)
+}
+
+/// Each op of `ops` (with its op name) read by [`read_op`], in order, on `threads` threads
+/// (`quiet` when more than one).
+fn read_ops<'c>(
+    ops: &[(OperationRef<'c, '_>, &'static str)],
+    target: &Target,
+    refs: &Refs<'_>,
+    own: &OwnNames,
+    threads: usize,
+) -> Vec<Result<Option<(Op, Kept<'c>)>, ImportError>> {
+    let quiet = threads > 1;
+    // SAFETY (of the `Shared` and `chunked`): every thread only reads — ops, their attributes,
+    // operands and locations, and `own`'s identifiers — and reading (printing aside, which
+    // `quiet` rules out) neither creates nor changes anything in the context, so no lock is
+    // needed whatever its threading; the maps and the target are plain Rust data; each op is
+    // read by the one thread whose chunk holds it, and what it yields is handed back whole.
+    let own = unsafe { Shared::new(own) };
+    let lists = unsafe {
+        chunked(threads, ops, |chunk| {
+            chunk
+                .iter()
+                .map(|&(op, name)| read_op(op, name, target, refs, own.get(), quiet))
+                .collect::<Vec<_>>()
+        })
+    };
+    lists.into_iter().flatten().collect()
+}
+
 /// Reads one LIR op, with what the MLIR op carries beyond it; `None` when it uses a buffer whose
-/// declaration failed to import.
+/// declaration failed to import. `quiet`: errors do not print the attribute found.
 fn read_op<'c>(
     op: OperationRef<'c, '_>,
     name: &'static str,
     target: &Target,
     refs: &Refs<'_>,
     own: &OwnNames,
+    quiet: bool,
 ) -> Result<Option<(Op, Kept<'c>)>, ImportError> {
-    let a = Attrs::read(op, name, own);
+    let a = Attrs::read(op, name, own, quiet);
     // Commands name any number of buffers (first operand segment); the others exactly one.
     let buffer_count = if name == dialect::COMMAND {
         let segments = a.segments()?;
@@ -715,6 +761,8 @@ struct Attrs<'c, 'a> {
     values: [Option<Attribute<'c>>; HELD],
     /// How many attributes of the op are not among the `held` (none: it has no foreign one).
     others: usize,
+    /// Whether errors leave out the attribute found instead of printing it (see [`read_ops`]).
+    quiet: bool,
 }
 
 extern "C" {
@@ -739,12 +787,13 @@ impl<'c, 'a> Attrs<'c, 'a> {
             held: &[],
             values: [None; HELD],
             others: op_ref.attribute_count(),
+            quiet: false,
         }
     }
 
     /// Attributes of `op_ref`, lattice op `op`, its own read up front (see [`OwnNames`]): one
-    /// pass over its attributes instead of a lookup by name for each.
-    fn read(op_ref: OperationRef<'c, 'a>, op: &'static str, own: &OwnNames) -> Self {
+    /// pass over its attributes instead of a lookup by name for each; `quiet` as the field.
+    fn read(op_ref: OperationRef<'c, 'a>, op: &'static str, own: &OwnNames, quiet: bool) -> Self {
         let names = own.of(op);
         let count = names.len().min(HELD);
         let mut raw = [MlirAttribute {
@@ -766,6 +815,7 @@ impl<'c, 'a> Attrs<'c, 'a> {
             values,
             held: &dialect::own_attributes(op)[..count],
             others: usize::try_from(others).unwrap_or(usize::MAX),
+            quiet,
             ..Attrs::new(op_ref, op)
         }
     }
@@ -810,12 +860,21 @@ impl<'c, 'a> Attrs<'c, 'a> {
         })
     }
 
+    /// `attribute` as an error shows it (nothing when `quiet`).
+    fn text(&self, attribute: Attribute<'_>) -> String {
+        if self.quiet {
+            String::new()
+        } else {
+            shorten(attribute_text(attribute))
+        }
+    }
+
     fn bad(&self, attr: &'static str, expected: &'static str, found: Attribute<'_>) -> ImportError {
         self.error(K::BadAttribute {
             op: self.op,
             attr,
             expected,
-            found: shorten(attribute_text(found)),
+            found: self.text(found),
         })
     }
 
@@ -933,7 +992,7 @@ impl<'c, 'a> Attrs<'c, 'a> {
             "spill" => Ok(DepKind::Spill),
             "reuse" => Ok(DepKind::Reuse),
             _ => Err(self.error(K::UnknownDepKind(
-                entry.map_or_else(String::new, |e| shorten(attribute_text(e))),
+                entry.map_or_else(String::new, |e| self.text(e)),
             ))),
         }
     }

@@ -485,6 +485,39 @@ fn integers_read_alike_at_any_width_and_signedness() {
     }
 }
 
+/// A module big enough to be read across threads (4096 ops per thread) reads as it does on one,
+/// and an error in it is the one a single thread reports, with the attribute found printed.
+#[test]
+fn a_large_module_reads_alike_across_threads() {
+    let module = generate(&GenSpec {
+        shape: Shape::Matmul,
+        nodes: 9000,
+        seed: 11,
+    });
+    assert!(module.ops.len() >= 2 * 4096, "{} ops", module.ops.len());
+    let text = lir_to_mlir_text(&module).unwrap();
+    assert_eq!(
+        print_module(&mlir_to_lir(&text).unwrap()),
+        print_module(&module)
+    );
+    // The last command's cycles turned negative.
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.contains("\"lattice.command\""))
+        .unwrap();
+    let cycles = lines[at].split("cycles = ").nth(1).unwrap();
+    let value = &cycles[..cycles.find(',').unwrap()];
+    let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    edited[at] = lines[at].replacen(value, "-3 : si64", 1);
+    assert_error(
+        &(edited.join("\n") + "\n"),
+        at as u32 + 1,
+        "attribute `cycles` of `lattice.command` must be a non-negative integer such as \
+         `4 : ui64`, found `-3 : si64`",
+    );
+}
+
 /// σ is the phase op's `order` and a buffer's place its `pos`, not their places in the body (a
 /// graph region, whose order MLIR may change): ops shuffled by hand read back to the same module,
 /// and an `order` that does not list every op once, or positions that do not number the buffers
