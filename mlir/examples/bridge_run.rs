@@ -6,7 +6,9 @@
 //! `cargo run --release -p lattice-mlir --features mlir --example bridge_run -- FILE.mlir [RUNS]
 //! [--verify-each] [--pipeline=TEXT]`; the pipeline defaults to
 //! `builtin.module(lattice-mpas,lattice-dlr,lattice-cpe)`. Its one run (`RUNS` = 1) is also what
-//! `valgrind --tool=callgrind --toggle-collect=mlirPassManagerRunOnOp` counts in docs/mlir.md.
+//! `valgrind --tool=callgrind --toggle-collect=mlirPassManagerRunOnOp` counts in docs/mlir.md, under
+//! `taskset -c 0` so that the pipeline starts no thread (`--toggle-collect` counts only the thread
+//! that runs it).
 
 use lattice_mlir::{add_pipeline, dialect};
 use lattice_passes::REGISTRY;
