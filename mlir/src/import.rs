@@ -20,7 +20,9 @@
 //! buffer whose declaration failed to import is left out without an error of its own: the
 //! declaration's error is the one to fix, and one bad tier name must not be followed by an error
 //! for every op of that buffer.
-//! Complexity: O(V + E + B) with hash lookups from operand values to their ops.
+//! Complexity: O(V + E + B) with hash lookups from operand values to their ops; each op's own
+//! attributes are read in one pass over its dictionary, and a large module's ops across threads
+//! (the result, errors included, is what one thread reads).
 
 use crate::chunks::{chunked, Shared};
 use crate::diagnostics::{loc_of, source_file};
