@@ -249,8 +249,8 @@ pub fn import_module<'c>(
     module.phase = phase;
     let mut carried = Carried {
         header: vec![
-            kept(phase_op, own.of(dialect::PHASE)),
-            kept(target_op, own.of(dialect::TARGET)),
+            kept(phase_op, &own.of(dialect::PHASE).identifiers),
+            kept(target_op, &own.of(dialect::TARGET).identifiers),
         ],
         ..Carried::default()
     };
@@ -439,24 +439,42 @@ fn in_sigma_order<'c: 'a, 'a>(
 /// identifiers uniqued in the module's context. An identifier is uniqued, so telling an op's
 /// own attributes from foreign ones compares pointers, not text: the importer reads every op
 /// by these ([`Attrs::read`], [`kept`]). Valid while the context lives.
-struct OwnNames([Vec<MlirIdentifier>; dialect::OPS.len()]);
+struct OwnNames {
+    /// By op, in [`dialect::OPS`] order.
+    ops: [Own; dialect::OPS.len()],
+    /// For any other op: none.
+    none: Own,
+}
+
+/// The attributes one lattice op defines: their names, and the same as identifiers.
+#[derive(Default)]
+struct Own {
+    names: &'static [&'static str],
+    identifiers: Vec<MlirIdentifier>,
+}
 
 impl OwnNames {
     fn new(context: &Context) -> Self {
-        OwnNames(dialect::OPS.map(|op| {
-            dialect::own_attributes(op)
+        let ops = dialect::OPS.map(|op| {
+            let names = dialect::own_attributes(op);
+            let identifiers = names
                 .iter()
                 .map(|name| Identifier::new(context, name).to_raw())
-                .collect()
-        }))
+                .collect();
+            Own { names, identifiers }
+        });
+        OwnNames {
+            ops,
+            none: Own::default(),
+        }
     }
 
-    /// The attributes lattice op `op` (one of [`dialect::OPS`]) defines.
-    fn of(&self, op: &str) -> &[MlirIdentifier] {
+    /// The attributes lattice op `op` (one of [`dialect::OPS`]; none for another op) defines.
+    fn of(&self, op: &str) -> &Own {
         dialect::OPS
             .iter()
             .position(|known| *known == op)
-            .map_or(&[], |i| &self.0[i])
+            .map_or(&self.none, |i| &self.ops[i])
     }
 }
 
@@ -796,29 +814,31 @@ impl<'c, 'a> Attrs<'c, 'a> {
     /// Attributes of `op_ref`, lattice op `op`, its own read up front (see [`OwnNames`]): one
     /// pass over its attributes instead of a lookup by name for each; `quiet` as the field.
     fn read(op_ref: OperationRef<'c, 'a>, op: &'static str, own: &OwnNames, quiet: bool) -> Self {
-        let names = own.of(op);
-        let count = names.len().min(HELD);
+        let Own { names, identifiers } = own.of(op);
+        let count = identifiers.len().min(HELD);
         let mut raw = [MlirAttribute {
             ptr: std::ptr::null(),
         }; HELD];
-        // SAFETY: the op is live; `names` holds `count` identifiers of its context and `raw` has
+        // SAFETY: the op is live; `identifiers` holds `count` of its context and `raw` has
         // room for as many values; the shim keeps nothing and only reads the op.
         let others = unsafe {
             latticeMlirReadAttributes(
                 op_ref.to_raw(),
                 count as isize,
-                names.as_ptr(),
+                identifiers.as_ptr(),
                 raw.as_mut_ptr(),
             )
         };
         // SAFETY: each non-null value is an attribute of the op, uniqued in its context.
         let values = raw.map(|v| (!v.ptr.is_null()).then(|| unsafe { Attribute::from_raw(v) }));
         Attrs {
+            op_ref,
+            op,
+            loc: loc_of(op_ref.location()),
+            held: &names[..count],
             values,
-            held: &dialect::own_attributes(op)[..count],
             others: usize::try_from(others).unwrap_or(usize::MAX),
             quiet,
-            ..Attrs::new(op_ref, op)
         }
     }
 
@@ -830,7 +850,7 @@ impl<'c, 'a> Attrs<'c, 'a> {
                 attributes: Vec::new(),
             };
         }
-        kept(self.op_ref, own.of(self.op))
+        kept(self.op_ref, &own.of(self.op).identifiers)
     }
 
     fn error(&self, kind: K) -> ImportError {
