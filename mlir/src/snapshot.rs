@@ -261,98 +261,74 @@ pub(crate) mod tests {
         module
     }
 
-    /// Every edit of one field of op `i`'s kind that keeps its variant.
+    /// `kind` edited one field at a time — each edit changes that field in whichever variants
+    /// have it and leaves the others as they are — then turned into another variant.
     fn kind_edits(kind: &OpKind) -> Vec<OpKind> {
-        let mut edits = Vec::new();
-        let mut edit = |f: &dyn Fn(&mut OpKind)| {
-            let mut k = kind.clone();
-            f(&mut k);
-            edits.push(k);
-        };
-        match kind {
-            OpKind::Alloc { .. } => {
-                edit(&|k| {
-                    if let OpKind::Alloc { buffer, .. } = k {
-                        *buffer = BufferId::new(buffer.index() + 1);
-                    }
-                });
-                edit(&|k| {
-                    if let OpKind::Alloc { offset, .. } = k {
-                        *offset = offset.map_or(Some(0), |o| Some(o + 1));
-                    }
-                });
-                edit(&|k| {
-                    if let OpKind::Alloc { offset, .. } = k {
-                        *offset = offset.xor(Some(0));
-                    }
-                });
-            }
-            OpKind::Free { .. } => edit(&|k| {
-                if let OpKind::Free { buffer } = k {
-                    *buffer = BufferId::new(buffer.index() + 1);
+        use OpKind::{Alloc, Compute, Free, SpillIn, SpillOut};
+        let edits: [&dyn Fn(&mut OpKind); 8] = [
+            &|k| match k {
+                Alloc { buffer, .. }
+                | Free { buffer }
+                | SpillOut { buffer, .. }
+                | SpillIn { buffer, .. } => *buffer = BufferId::new(buffer.index() + 1),
+                Compute { operands, .. } => operands.push(BufferId::new(0)),
+            },
+            &|k| match k {
+                Alloc { offset, .. } => *offset = offset.map_or(Some(0), |o| Some(o + 1)),
+                SpillIn { offset, .. } => *offset += 1,
+                _ => {}
+            },
+            &|k| {
+                if let Alloc { offset, .. } = k {
+                    *offset = offset.xor(Some(0));
                 }
-            }),
-            OpKind::Compute { .. } => {
-                edit(&|k| {
-                    if let OpKind::Compute { opcode, .. } = k {
-                        opcode.push('X');
-                    }
-                });
-                edit(&|k| {
-                    if let OpKind::Compute { pipe, .. } = k {
-                        *pipe = PipeId::new(pipe.index() + 1);
-                    }
-                });
-                edit(&|k| {
-                    if let OpKind::Compute { cycles, .. } = k {
-                        *cycles += 1;
-                    }
-                });
-                edit(&|k| {
-                    if let OpKind::Compute { operands, .. } = k {
-                        operands.push(BufferId::new(0));
-                    }
-                });
-                edit(&|k| {
-                    if let OpKind::Compute { operands, .. } = k {
-                        operands.reverse();
-                    }
-                });
-            }
-            OpKind::SpillOut { .. } => edit(&|k| {
-                if let OpKind::SpillOut { cycles, .. } = k {
-                    *cycles += 1;
+            },
+            &|k| match k {
+                Compute { pipe, .. } | SpillOut { pipe, .. } | SpillIn { pipe, .. } => {
+                    *pipe = PipeId::new(pipe.index() + 1)
                 }
-            }),
-            OpKind::SpillIn { .. } => {
-                edit(&|k| {
-                    if let OpKind::SpillIn { offset, .. } = k {
-                        *offset += 1;
+                _ => {}
+            },
+            &|k| match k {
+                Compute { cycles, .. } | SpillOut { cycles, .. } | SpillIn { cycles, .. } => {
+                    *cycles += 1
+                }
+                _ => {}
+            },
+            &|k| {
+                if let Compute { opcode, .. } = k {
+                    opcode.push('X');
+                }
+            },
+            &|k| {
+                if let Compute { operands, .. } = k {
+                    operands.reverse();
+                }
+            },
+            // Another variant with the same buffer.
+            &|k| {
+                *k = match k {
+                    Free { buffer } => Alloc {
+                        buffer: *buffer,
+                        offset: None,
+                    },
+                    Alloc { buffer, .. } | SpillOut { buffer, .. } | SpillIn { buffer, .. } => {
+                        Free { buffer: *buffer }
                     }
-                });
-                edit(&|k| {
-                    if let OpKind::SpillIn { pipe, .. } = k {
-                        *pipe = PipeId::new(pipe.index() + 1);
-                    }
-                });
-            }
-        }
-        // Another variant with the same buffer.
-        edit(&|k| {
-            *k = match k {
-                OpKind::Free { buffer } => OpKind::Alloc {
-                    buffer: *buffer,
-                    offset: None,
-                },
-                OpKind::Alloc { buffer, .. }
-                | OpKind::SpillOut { buffer, .. }
-                | OpKind::SpillIn { buffer, .. } => OpKind::Free { buffer: *buffer },
-                OpKind::Compute { operands, .. } => OpKind::Free {
-                    buffer: operands.first().copied().unwrap_or(BufferId::new(0)),
-                },
-            }
-        });
+                    Compute { operands, .. } => Free {
+                        buffer: operands.first().copied().unwrap_or(BufferId::new(0)),
+                    },
+                }
+            },
+        ];
         edits
+            .iter()
+            .map(|edit| {
+                let mut k = kind.clone();
+                edit(&mut k);
+                k
+            })
+            .collect()
     }
 
     /// `edited`'s verdict from the snapshot of `module` agrees with `==`.
