@@ -217,7 +217,7 @@ fn replace<'c>(
         &imported.carried,
     );
     write_back(context, module_op, body, &before, result, carried)
-        .map(|_body| ())
+        .map(|_written| ())
         .map_err(|message| {
             let location = module_op.location();
             let loc = crate::diagnostics::loc_of(location);
