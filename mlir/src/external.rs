@@ -32,9 +32,12 @@
 //! prints the pass with its options (see [`textual`]).
 //! Cost: around the pass's own, a snapshot of the module before it (O(V + E + B), a few flat
 //! arrays), the in-place write after a pass that changed the module (O(V + E), an attribute
-//! dictionary per op that changed, one `order` array when σ changed), and the import
-//! (O(V + E + B)) before a pass whose module no state describes.
+//! dictionary per op that changed, one `order` array when σ changed), the import
+//! (O(V + E + B)) before a pass whose module no state describes, and one thread started per
+//! lattice module and pass (the work runs on it, away from the heap the IR crowds; see
+//! `run_on`).
 
+use crate::chunks::on_own_thread;
 use crate::diagnostics::file_of;
 use crate::dialect;
 use crate::export::{Carried, Kept};
@@ -246,7 +249,12 @@ struct Report {
 }
 
 /// Runs `spec` on one lattice module, starting from the module `cache` keeps for it, if any, and
-/// leaving the result there.
+/// leaving the result there. The work runs on a thread of its own ([`on_own_thread`]): with a
+/// per-thread allocator such as glibc's, the pass's allocations then come from a heap of their
+/// own instead of the one the module's IR crowds, where each allocation walks cold free lists
+/// (on Matmul_Case1, a tenth of the pipeline's time; see docs/mlir.md). The analyses and the
+/// diagnostics stay on the calling thread, which MLIR's pass manager knows: its parallel
+/// diagnostic handler orders diagnostics by the thread that emits them.
 fn run_on<'c>(
     spec: &PassSpec,
     registry: Registry,
@@ -254,8 +262,50 @@ fn run_on<'c>(
     cache: Option<Cache>,
     module_op: OperationRef<'c, '_>,
 ) -> Outcome {
-    let arg = argument(spec.name);
     let cached = cache.and_then(|cache| cache.take(module_op));
+    let keep = cache.is_some();
+    // SAFETY: MLIR ties no object to a thread, and the calling thread waits for the work, so
+    // the context, the op and the cached handles are used by one thread at a time, as the pass
+    // manager hands them to this pass; the analyses and the diagnostic engine, which key their
+    // state by thread, are used here and not there.
+    let ran = unsafe { on_own_thread(|| apply(spec, registry, context, cached, keep, module_op)) };
+    for (at, severity, message) in &ran.diagnostics {
+        emit(*at, *severity, message);
+    }
+    if let (Some(cache), Some(state)) = (cache, ran.state) {
+        cache.put(module_op, state);
+    }
+    ran.outcome
+}
+
+/// What [`apply`] did to one lattice module.
+struct Ran<'c> {
+    /// What became of the module.
+    outcome: Outcome,
+    /// What to report, in order: where, how severe, the message.
+    diagnostics: Vec<(Location<'c>, Severity, String)>,
+    /// What the next lattice pass may start from, when asked to keep it.
+    state: Option<Imported<'c>>,
+}
+
+/// Runs `spec` on the lattice module `module_op`, starting from `cached` (what the previous
+/// lattice pass left) or else from the ops, and writes the result into the ops; returns what
+/// there is to report and, when `keep`, the module with the ops that hold it now.
+fn apply<'c>(
+    spec: &PassSpec,
+    registry: Registry,
+    context: &'c Context,
+    cached: Option<Imported<'c>>,
+    keep: bool,
+    module_op: OperationRef<'c, '_>,
+) -> Ran<'c> {
+    let arg = argument(spec.name);
+    let mut diagnostics = Vec::new();
+    let failed = |diagnostics| Ran {
+        outcome: Outcome::Failed,
+        diagnostics,
+        state: None,
+    };
     // A cached module is the result of the previous lattice pass, which verified it.
     let verified = cached.is_some();
     let imported = match cached.map_or_else(|| import_module(module_op), Ok) {
@@ -263,9 +313,9 @@ fn run_on<'c>(
         Err(errors) => {
             for e in errors {
                 let at = relocate(context, module_op.location(), e.loc, e.file.as_deref());
-                emit(at, Severity::Error, &format!("{arg}: {e}"));
+                diagnostics.push((at, Severity::Error, format!("{arg}: {e}")));
             }
-            return Outcome::Failed;
+            return failed(diagnostics);
         }
     };
     // The pass runs on the module itself; the writer learns what it changed from a snapshot,
@@ -277,7 +327,7 @@ fn run_on<'c>(
         body,
     } = imported;
     let reports = run_lattice(spec, registry, &mut module, verified);
-    let failed = reports.iter().any(|r| r.severity == Severity::Error);
+    let failure = reports.iter().any(|r| r.severity == Severity::Error);
     for r in reports {
         let name =
             r.op.and_then(|op| module.ops.get(op.index()))
@@ -287,10 +337,10 @@ fn run_on<'c>(
             || relocate(context, module_op.location(), r.loc, None),
             |kept| kept.location,
         );
-        emit(at, r.severity, &format!("{arg}: {}", r.message));
+        diagnostics.push((at, r.severity, format!("{arg}: {}", r.message)));
     }
-    if failed {
-        return Outcome::Failed;
+    if failure {
+        return failed(diagnostics);
     }
     let unchanged = before.describes(&module);
     // What the next lattice pass may start from: the module, with the ops that now hold it.
@@ -300,33 +350,28 @@ fn run_on<'c>(
         let written = match write_back(context, module_op, &body, &before, &module, &carried) {
             Ok(written) => written,
             Err(message) => {
-                emit(
-                    module_op.location(),
-                    Severity::Error,
-                    &format!("{arg}: {message}"),
-                );
-                return Outcome::Failed;
+                let at = module_op.location();
+                diagnostics.push((at, Severity::Error, format!("{arg}: {message}")));
+                return failed(diagnostics);
             }
         };
-        // Only a cache needs what the ops now carry.
+        // Only a kept state needs what the ops now carry.
         written
-            .filter(|_| cache.is_some())
+            .filter(|_| keep)
             .map(|written| (carried_after(&written, &module, carried), written.body))
     };
-    if let (Some(cache), Some((carried, body))) = (cache, next) {
-        cache.put(
-            module_op,
-            Imported {
-                module,
-                carried,
-                body,
-            },
-        );
-    }
-    if unchanged {
-        Outcome::Unchanged
-    } else {
-        Outcome::Changed
+    Ran {
+        outcome: if unchanged {
+            Outcome::Unchanged
+        } else {
+            Outcome::Changed
+        },
+        diagnostics,
+        state: next.filter(|_| keep).map(|(carried, body)| Imported {
+            module,
+            carried,
+            body,
+        }),
     }
 }
 
