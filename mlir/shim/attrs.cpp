@@ -1,9 +1,10 @@
 //===- attrs.cpp - Setting an op's attributes by uniqued name -------------===//
 //
 // What it does: `latticeMlirSetAttribute` sets one attribute of an op under a name already uniqued
-// as an identifier, and `latticeMlirSetAttributes` replaces all of an op's attributes at once. The
-// bridge's in-place writer (`src/rewrite.rs`) updates tens of thousands of ops per pass this way,
-// across threads when `latticeMlirContextIsMultithreaded` says the context uniques under locks.
+// as an identifier, and `latticeMlirSetDictionary` replaces all of an op's attributes by a
+// dictionary made beforehand. The bridge's in-place writer (`src/rewrite.rs`) updates tens of
+// thousands of ops per pass this way, their dictionaries made across threads when
+// `latticeMlirContextIsMultithreaded` says the context uniques under locks.
 // `latticeMlirReadAttributes` is the importer's (`src/import.rs`) way in: every attribute of an
 // op it knows, by uniqued name, in one pass over the op's dictionary; `latticeMlirReadUnsigned`
 // reads a non-negative integer of any signedness in one call.
@@ -49,13 +50,9 @@ extern "C" void latticeMlirSetAttribute(MlirOperation operation, MlirIdentifier 
   op(operation)->setAttr(name(identifier), value_of(attribute));
 }
 
-extern "C" void latticeMlirSetAttributes(MlirOperation operation, intptr_t count,
-                                         const MlirNamedAttribute *attributes) {
-  llvm::SmallVector<mlir::NamedAttribute, 8> named;
-  named.reserve(count);
-  for (intptr_t i = 0; i < count; ++i)
-    named.emplace_back(name(attributes[i].name), value_of(attributes[i].attribute));
-  op(operation)->setAttrs(named);
+// `dictionary` is a dictionary attribute.
+extern "C" void latticeMlirSetDictionary(MlirOperation operation, MlirAttribute dictionary) {
+  op(operation)->setAttrs(mlir::cast<mlir::DictionaryAttr>(value_of(dictionary)));
 }
 
 // `values[i]` is the attribute of the op named `names[i]` (null when it has none); the result is

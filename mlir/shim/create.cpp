@@ -1,13 +1,14 @@
 //===- create.cpp - Building ops under a name looked up once ---------------===//
 //
 // What it does: `latticeMlirOperationName` looks an op name up in a context once, and
-// `latticeMlirCreateOperation` builds a detached op under it from its location, attributes,
-// operands and at most one result type. The exporter (`src/export.rs`) builds every op it
+// `latticeMlirCreateOperation` builds a detached op under it from its location, attribute
+// dictionary, operands and at most one result type. The exporter (`src/export.rs`) builds every op it
 // writes this way: tens of thousands per module, and thousands per pass for `dlr`'s spills.
 //
 // Why C++: MLIR 22's C API builds ops only through `MlirOperationState`, which takes the op name
 // as a string and looks it up again for every op, and copies the attributes, operands and types
-// into lists of its own before the op is built.
+// into lists of its own before the op is built. Taking a dictionary made beforehand lets the
+// exporter make it on another thread, ahead of the operands.
 //
 // Invariants: neither function keeps anything or throws; the name, location, attributes,
 // operands and type belong to one context (the caller guarantees it, as for every C API call);
@@ -30,21 +31,15 @@ extern "C" const void *latticeMlirOperationName(MlirContext context, MlirStringR
 }
 
 // A detached op named `name` (from `latticeMlirOperationName`) at `location`, with the
-// `attributeCount` attributes (distinct names) and `operandCount` operands given, and one result
-// of type `result` unless that is null.
+// attributes of `dictionary` (a dictionary attribute) and the `operandCount` operands given, and
+// one result of type `result` unless that is null.
 extern "C" MlirOperation latticeMlirCreateOperation(const void *name, MlirLocation location,
-                                                    intptr_t attributeCount,
-                                                    const MlirNamedAttribute *attributes,
+                                                    MlirAttribute dictionary,
                                                     intptr_t operandCount,
                                                     const MlirValue *operands,
                                                     MlirType result) {
   // What the C API's own `unwrap` does: each handle holds the opaque pointer of its C++ value.
   auto loc = mlir::Location::getFromOpaquePointer(location.ptr);
-  llvm::SmallVector<mlir::NamedAttribute, 8> named;
-  named.reserve(attributeCount);
-  for (intptr_t i = 0; i < attributeCount; ++i)
-    named.emplace_back(mlir::StringAttr::getFromOpaquePointer(attributes[i].name.ptr),
-                       mlir::Attribute::getFromOpaquePointer(attributes[i].attribute.ptr));
   llvm::SmallVector<mlir::Value, 8> values;
   values.reserve(operandCount);
   for (intptr_t i = 0; i < operandCount; ++i)
@@ -52,11 +47,10 @@ extern "C" MlirOperation latticeMlirCreateOperation(const void *name, MlirLocati
   llvm::SmallVector<mlir::Type, 1> types;
   if (result.ptr)
     types.push_back(mlir::Type::getFromOpaquePointer(result.ptr));
-  // The exporter writes its own attributes in dictionary order: unless foreign ones follow, the
-  // list is only checked here, not sorted.
-  auto dictionary = mlir::DictionaryAttr::get(loc.getContext(), named);
+  auto attributes = mlir::cast<mlir::DictionaryAttr>(
+      mlir::Attribute::getFromOpaquePointer(dictionary.ptr));
   mlir::Operation *op = mlir::Operation::create(
-      loc, mlir::OperationName::getFromOpaquePointer(name), types, values, dictionary,
+      loc, mlir::OperationName::getFromOpaquePointer(name), types, values, attributes,
       /*properties=*/nullptr, /*successors=*/{}, /*numRegions=*/0);
   return MlirOperation{op};
 }

@@ -36,8 +36,8 @@ use melior::ir::{
 };
 use melior::{Context, StringRef};
 use mlir_sys::{
-    MlirContext, MlirLocation, MlirNamedAttribute, MlirOperation, MlirStringRef, MlirType,
-    MlirValue,
+    MlirAttribute, MlirContext, MlirLocation, MlirNamedAttribute, MlirOperation, MlirStringRef,
+    MlirType, MlirValue,
 };
 use rustc_hash::FxHashMap;
 use std::ffi::c_void;
@@ -171,7 +171,7 @@ pub fn append_ops<'c>(
 }
 
 /// What the exporter writes for one scheduled op: its MLIR name and its own attributes.
-pub(crate) struct Scheduled<'c> {
+struct Scheduled<'c> {
     /// `lattice.alloc`, …
     pub name: &'static str,
     /// Its own attributes, as the exporter writes them, ordered by name as an attribute
@@ -284,13 +284,12 @@ pub(crate) struct Writer<'c> {
 extern "C" {
     /// `shim/create.cpp`: op name `name` in `context`, as a handle valid while it lives.
     fn latticeMlirOperationName(context: MlirContext, name: MlirStringRef) -> *const c_void;
-    /// `shim/create.cpp`: a detached op named `name` at `location` with the attributes and
-    /// operands given and one result of type `result` unless that is null.
+    /// `shim/create.cpp`: a detached op named `name` at `location` with the attributes of
+    /// `dictionary` and the operands given and one result of type `result` unless that is null.
     fn latticeMlirCreateOperation(
         name: *const c_void,
         location: MlirLocation,
-        attribute_count: isize,
-        attributes: *const MlirNamedAttribute,
+        dictionary: MlirAttribute,
         operand_count: isize,
         operands: *const MlirValue,
         result: MlirType,
@@ -435,7 +434,7 @@ impl<'c> Writer<'c> {
     }
 
     /// The op name and own attributes of op `id` of `module`.
-    pub(crate) fn scheduled(
+    fn scheduled(
         &self,
         module: &Module,
         id: OpId,
@@ -512,24 +511,40 @@ impl<'c> Writer<'c> {
         buffers: &[Value<'c, 'a>],
         tokens: &[Option<Value<'c, 'a>>],
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
+        let prepared = self.prepare_scheduled(module, id, carried)?;
+        let operands = operands(module, id, buffers, tokens)?;
+        Ok(self.create_scheduled(&prepared, &operands))
+    }
+
+    /// The scheduled op `prepared` describes (see [`Writer::prepare_scheduled`]), with
+    /// `operands`, yielding its token.
+    pub(crate) fn create_scheduled(
+        &self,
+        prepared: &Prepared<'c>,
+        operands: &[MlirValue],
+    ) -> melior::ir::Operation<'c> {
+        self.create(prepared, operands, Some(self.token))
+    }
+
+    /// All of [`Writer::scheduled_op`] that needs no operand, which the ops before it in σ give:
+    /// what can be made for many ops at once, across threads.
+    pub(crate) fn prepare_scheduled(
+        &self,
+        module: &Module,
+        id: OpId,
+        carried: &Carried<'c>,
+    ) -> Result<Prepared<'c>, BridgeError> {
         let name = module.op(id).name;
         let origin = Origin::of(carried.ops.get(&name), || self.op_location(name));
         let parts = self.scheduled(module, id)?;
-        let operands = operands(module, id, buffers, tokens)?;
-        self.build(
-            parts.name,
-            origin,
-            &parts.attributes,
-            &operands,
-            Some(self.token),
-        )
+        self.prepare(parts.name, origin, &parts.attributes)
     }
 
     /// Op `name`'s own `attributes`, then the `foreign` ones but those named like an attribute op
     /// `name` defines, written or not (a foreign attribute cannot change what the op means — a
     /// foreign `offset` on an alloc written without one would read back as its offset — and MLIR
     /// wants names unique); as the C API's named attributes, what the writer hands MLIR.
-    pub(crate) fn with_foreign(
+    fn with_foreign(
         name: &str,
         attributes: &[(Identifier<'c>, Attribute<'c>)],
         foreign: &[(Identifier<'c>, Attribute<'c>)],
@@ -565,34 +580,80 @@ impl<'c> Writer<'c> {
         operands: &[MlirValue],
         result: Option<Type<'c>>,
     ) -> Result<melior::ir::Operation<'c>, BridgeError> {
+        let prepared = self.prepare(name, origin, attributes)?;
+        Ok(self.create(&prepared, operands, result))
+    }
+
+    /// The op name, location and attribute dictionary of the op `name` at `origin` with
+    /// `attributes` (see [`Writer::build`]).
+    fn prepare(
+        &self,
+        name: &str,
+        origin: Origin<'_, 'c>,
+        attributes: &[(Identifier<'c>, Attribute<'c>)],
+    ) -> Result<Prepared<'c>, BridgeError> {
         let op_name = dialect::OPS
             .iter()
             .position(|op| *op == name)
             .map(|i| self.ops[i])
             .ok_or_else(|| BridgeError::Export(format!("{name} is not a lattice op")))?;
         let all = Self::with_foreign(name, attributes, origin.attributes);
+        // The exporter writes its own attributes in dictionary order: unless foreign ones follow,
+        // MLIR only checks the list, without sorting it.
+        // SAFETY: the names and values belong to this writer's context, which is live, and are
+        // distinct by name (`with_foreign`); the count is the list's length; MLIR copies the list.
+        let dictionary = unsafe {
+            Attribute::from_raw(mlir_sys::mlirDictionaryAttrGet(
+                self.context.to_raw(),
+                all.len() as isize,
+                all.as_ptr(),
+            ))
+        };
+        Ok(Prepared {
+            op_name,
+            location: origin.location,
+            dictionary,
+        })
+    }
+
+    /// The op `prepared` describes, with `operands` and one result of type `result`, if any.
+    fn create(
+        &self,
+        prepared: &Prepared<'c>,
+        operands: &[MlirValue],
+        result: Option<Type<'c>>,
+    ) -> melior::ir::Operation<'c> {
         let result = result.map_or(
             MlirType {
                 ptr: std::ptr::null(),
             },
             |t| t.to_raw(),
         );
-        // SAFETY: the name, location, attributes, operands and type all belong to this writer's
-        // context, which is live; the counts are the lists' lengths; the shim keeps nothing and
+        // SAFETY: the name, location, dictionary, operands and type all belong to this writer's
+        // context, which is live; the count is the list's length; the shim keeps nothing and
         // hands over a new detached op, owned from here by the `Operation`.
         unsafe {
             let op = latticeMlirCreateOperation(
-                op_name,
-                origin.location.to_raw(),
-                all.len() as isize,
-                all.as_ptr(),
+                prepared.op_name,
+                prepared.location.to_raw(),
+                prepared.dictionary.to_raw(),
                 operands.len() as isize,
                 operands.as_ptr(),
                 result,
             );
-            Ok(melior::ir::Operation::from_raw(op))
+            melior::ir::Operation::from_raw(op)
         }
     }
+}
+
+/// An op made ready to be built, or its attributes to be replaced: everything but its operands.
+pub(crate) struct Prepared<'c> {
+    /// Its op name in the context (see `shim/create.cpp`).
+    op_name: *const c_void,
+    /// Where it comes from.
+    location: Location<'c>,
+    /// Its attributes, own and foreign, as one dictionary.
+    pub dictionary: Attribute<'c>,
 }
 
 /// The names of `module`'s ops in σ: what the phase op's `order` lists.

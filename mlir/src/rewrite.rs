@@ -19,9 +19,9 @@
 //! built are destroyed, so the module is left as it was. In place needs the same name, target and
 //! buffers and a result whose σ is a permutation of its ops (otherwise [`write_back`] writes
 //! afresh), and the ops that hold the old module by role (a [`Body`]: the importer's, or the
-//! one this writer returned), so it reads nothing back from MLIR. Attributes are set on several
-//! threads only in a context that uniques under locks; use lists and op order change on the
-//! calling thread alone.
+//! one this writer returned), so it reads nothing back from MLIR. The new attribute dictionaries
+//! and locations are made on several threads only in a context that uniques under locks; ops are
+//! built and changed, and use lists and op order change, on the calling thread alone.
 //! Cost: in place, O(V + E), one attribute dictionary per op that changed and an op built per
 //! new op; afresh, O(V + E + B) ops built.
 
@@ -35,9 +35,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::{Attribute, AttributeLike, Identifier, OperationRef, Value};
 use melior::Context;
-use mlir_sys::{
-    MlirAttribute, MlirContext, MlirIdentifier, MlirNamedAttribute, MlirOperation, MlirValue,
-};
+use mlir_sys::{MlirAttribute, MlirContext, MlirIdentifier, MlirOperation, MlirValue};
 use rustc_hash::FxHashMap;
 
 extern "C" {
@@ -45,12 +43,8 @@ extern "C" {
     fn latticeMlirContextIsMultithreaded(context: MlirContext) -> bool;
     /// `shim/attrs.cpp`: sets attribute `name` of `op` to `value`.
     fn latticeMlirSetAttribute(op: MlirOperation, name: MlirIdentifier, value: MlirAttribute);
-    /// `shim/attrs.cpp`: replaces every attribute of `op` by the `count` at `attributes`.
-    fn latticeMlirSetAttributes(
-        op: MlirOperation,
-        count: isize,
-        attributes: *const MlirNamedAttribute,
-    );
+    /// `shim/attrs.cpp`: replaces every attribute of `op` by those of `dictionary`.
+    fn latticeMlirSetDictionary(op: MlirOperation, dictionary: MlirAttribute);
 }
 
 /// What [`write_back`] left in the module op.
@@ -159,9 +153,37 @@ fn in_place<'c, 'a>(
         .map(|op| op.result(0).map(Into::into))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
+    // What every op built or changed needs but its operands — its attributes (the exporter's own,
+    // then the foreign ones the importer kept) as one dictionary, the location of a new op —
+    // made ahead, across threads: the operands need the ops before it in σ, the rest does not.
+    let pending: Vec<OpId> = after
+        .schedule
+        .iter()
+        .copied()
+        .filter(|id| !matches!(fates[id.index()], Fate::Moved(_)))
+        .collect();
+    let threads = threads_for(context, pending.len());
+    // SAFETY (of both `Shared`s and `chunked`): more than one thread only in a context that
+    // uniques under locks (`threads_for`); the writer's names, types and attributes, and the
+    // carried ones, are uniqued, so immutable; each thread reads its own ops of `after`.
+    let (shared, kept) = unsafe { (Shared::new(&w), Shared::new(carried)) };
+    let lists = unsafe {
+        chunked(threads, &pending, |chunk| {
+            chunk
+                .iter()
+                .map(|&id| shared.get().prepare_scheduled(after, id, kept.get()))
+                .collect::<Result<Vec<_>, BridgeError>>()
+        })
+    };
+    let mut prepared = Vec::with_capacity(pending.len());
+    for list in lists {
+        prepared.extend(list.map_err(|e| e.to_string())?);
+    }
+    let mut prepared = prepared.into_iter();
+
     let mut tokens: Vec<Option<Value<'c, 'a>>> = vec![None; after.ops.len()];
     let mut placed: Vec<OperationRef<'c, 'a>> = Vec::with_capacity(after.schedule.len());
-    let mut changes: Vec<(OperationRef<'c, 'a>, OpId, Vec<MlirValue>)> = Vec::new();
+    let mut changes: Vec<(OperationRef<'c, 'a>, Attribute<'c>, Vec<MlirValue>)> = Vec::new();
     // Until every fallible step is done, the ops built so far go again on any way out (an error,
     // or a panic, which the pass turns into an error), leaving the module as it was.
     let mut built = Undo(Vec::new());
@@ -171,14 +193,16 @@ fn in_place<'c, 'a>(
                 Fate::Moved(old) => held(body.ops[old.index()]),
                 Fate::Changed(old) => {
                     let op = held(body.ops[old.index()]);
+                    let ready = prepared.next().ok_or("an op was not prepared")?;
                     let operands = operands(after, id, &buffers, &tokens);
-                    changes.push((op, id, operands.map_err(|e| e.to_string())?));
+                    changes.push((op, ready.dictionary, operands.map_err(|e| e.to_string())?));
                     op
                 }
                 Fate::New => {
-                    let new = w
-                        .scheduled_op(after, id, carried, &buffers, &tokens)
-                        .map_err(|e| e.to_string())?;
+                    let ready = prepared.next().ok_or("an op was not prepared")?;
+                    let operands = operands(after, id, &buffers, &tokens);
+                    let operands = operands.map_err(|e| e.to_string())?;
+                    let new = w.create_scheduled(&ready, &operands);
                     let new = block.append_operation(new);
                     built.0.push(new);
                     new
@@ -191,37 +215,7 @@ fn in_place<'c, 'a>(
         }
         Ok(())
     })();
-    let threads = threads_for(context, changes.len());
-    // The attributes of the changed ops (the exporter's own, then the foreign ones the importer
-    // kept), built across threads.
-    // SAFETY (of both `Shared`s and `chunked`): more than one thread only in a context that
-    // uniques under locks (`threads_for`); the writer's names, types and attributes, and the
-    // carried ones, are uniqued, so immutable; each thread reads its own ops.
-    let (shared, kept) = unsafe { (Shared::new(&w), Shared::new(carried)) };
-    let attributes = building.and_then(|()| {
-        let lists = unsafe {
-            chunked(threads, &changes, |chunk| {
-                let w = shared.get();
-                chunk
-                    .iter()
-                    .map(|&(op, id, _)| {
-                        let parts = w.scheduled(after, id)?;
-                        let foreign = kept.get().ops.get(&after.op(id).name);
-                        let foreign = foreign.map_or(&[][..], |kept| &kept.attributes);
-                        let attributes =
-                            Writer::with_foreign(parts.name, &parts.attributes, foreign);
-                        Ok((op.to_raw(), attributes))
-                    })
-                    .collect::<Result<Vec<_>, BridgeError>>()
-            })
-        };
-        let mut all = Vec::with_capacity(changes.len());
-        for list in lists {
-            all.extend(list.map_err(|e| e.to_string())?);
-        }
-        Ok(all)
-    });
-    let attributes = attributes?;
+    building?;
     // The new ops stay.
     std::mem::take(&mut built.0);
 
@@ -234,16 +228,10 @@ fn in_place<'c, 'a>(
         let (name, value) = w.order(after);
         set_attribute(held(body.phase), name, value);
     }
-    // SAFETY: more than one thread only in a context that uniques under locks (the dictionaries
-    // are uniqued there); each op's attributes are set by the one thread whose chunk holds it.
-    unsafe {
-        chunked(threads, &attributes, |chunk| {
-            for (op, attributes) in chunk {
-                // SAFETY: the op is live; the names (distinct) and values belong to its context.
-                latticeMlirSetAttributes(*op, attributes.len() as isize, attributes.as_ptr());
-            }
-        })
-    };
+    for (op, dictionary, _) in &changes {
+        // SAFETY: the op is live and the dictionary belongs to its context.
+        unsafe { latticeMlirSetDictionary(op.to_raw(), dictionary.to_raw()) };
+    }
     // Use lists are shared between ops (a buffer's value has many users): one thread.
     for (op, _, operands) in &changes {
         set_operands(*op, operands);
@@ -352,9 +340,9 @@ fn set_attribute(op: OperationRef<'_, '_>, name: Identifier<'_>, value: Attribut
     unsafe { latticeMlirSetAttribute(op.to_raw(), name.to_raw(), value.to_raw()) }
 }
 
-/// How many threads to set `count` ops' attributes on: one, unless the context uniques
-/// attributes under locks (multithreading enabled, as in `mlir-opt` by default) and there is
-/// enough work to pay for starting threads.
+/// How many threads to make `count` ops' dictionaries on: one, unless the context uniques
+/// attributes under locks (multithreading enabled, MLIR's default) and there is enough work to
+/// pay for starting threads.
 fn threads_for(context: &Context, count: usize) -> usize {
     const PER_THREAD: usize = 4096;
     // SAFETY: the context is live.
