@@ -114,13 +114,16 @@ pub const ORDER: &str = "order";
 /// The attribute MLIR uses to split two variadic operand groups.
 pub const SEGMENT_SIZES: &str = "operandSegmentSizes";
 
-/// A context that knows every upstream MLIR dialect and the `lattice` dialect. Multi-threading is
-/// off: lattice passes run on whole modules, and a thread pool per context would only compete
-/// for the cores.
+/// A context that knows every upstream MLIR dialect and the `lattice` dialect. Multithreading is
+/// on, as in MLIR's own default (and `mlir-opt`'s): the pass manager runs passes on sibling
+/// modules in parallel, and the in-place writer makes the dictionaries of the ops a pass built
+/// or changed across threads (`crate::rewrite`); MLIR starts its threads only when given
+/// parallel work. As with any MLIR context, printing IR from a pass manager needs threads off
+/// first (`Context::enable_multi_threading(false)`).
 pub fn context() -> Result<Context, BridgeError> {
     let registry = DialectRegistry::new();
     register_all_dialects(&registry);
-    let context = Context::new_with_registry(&registry, false);
+    let context = Context::new_with_registry(&registry, true);
     register(&context)?;
     Ok(context)
 }

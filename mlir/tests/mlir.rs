@@ -948,6 +948,8 @@ fn mlir_prints_lattice_passes_with_their_options_and_the_print_replays() {
 fn ir_printing_headers_carry_lattice_options() {
     let parsed = smallest_case();
     let context = dialect::context().unwrap();
+    // MLIR prints IR only from a context without threads (`mlir-opt` turns them off for it too).
+    context.enable_multi_threading(false);
     let mut mlir = MlirModule::parse(&context, &lir_to_mlir_text(&parsed).unwrap()).unwrap();
     let manager = MlirPassManager::new(&context);
     add_pipeline(&manager, "lattice-mpas,lattice-dlr{victim=lru}", REGISTRY).unwrap();
