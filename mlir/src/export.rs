@@ -434,11 +434,7 @@ impl<'c> Writer<'c> {
     }
 
     /// The op name and own attributes of op `id` of `module`.
-    fn scheduled(
-        &self,
-        module: &Module,
-        id: OpId,
-    ) -> Result<Scheduled<'c>, BridgeError> {
+    fn scheduled(&self, module: &Module, id: OpId) -> Result<Scheduled<'c>, BridgeError> {
         let op = module.op(id);
         let n = &self.names;
         let id_attr = (n.id, self.uint32(op.name));
