@@ -6,9 +6,10 @@
 //! `cargo run --release -p lattice-mlir --features mlir --example bridge_run -- FILE.mlir [RUNS]
 //! [--verify-each] [--pipeline=TEXT]`; the pipeline defaults to
 //! `builtin.module(lattice-mpas,lattice-dlr,lattice-cpe)`. Its one run (`RUNS` = 1) is also what
-//! `valgrind --tool=callgrind --toggle-collect=mlirPassManagerRunOnOp` counts in docs/mlir.md, under
-//! `taskset -c 0` so that the pipeline starts no thread (`--toggle-collect` counts only the thread
-//! that runs it).
+//! `valgrind --tool=callgrind --toggle-collect=mlirPassManagerRunOnOp
+//! --toggle-collect=lattice_mlir::external::apply` counts in docs/mlir.md (`--toggle-collect`
+//! counts only the thread that enters the function: the pipeline's, and each pass's own), under
+//! `taskset -c 0` so that no other work goes to threads of its own.
 
 use lattice_mlir::{add_pipeline, dialect};
 use lattice_passes::REGISTRY;
