@@ -5,7 +5,7 @@
 //!
 //! The bridge uses `chunked` where a module's ops are many and each is handled alone: the importer
 //! reads them (reading changes nothing in a context, so it needs no lock), and the in-place writer
-//! sets their attributes (only in a context that uniques under locks). Lattice passes run with
+//! makes their dictionaries (only in a context that uniques under locks). Lattice passes run with
 //! `on_own_thread` so that what they allocate comes from a heap of their own (see
 //! `crate::external`). Each caller argues at its call why handing its handles over is sound.
 //!
@@ -88,8 +88,8 @@ pub(crate) unsafe fn on_own_thread<R>(work: impl FnOnce() -> R) -> R {
     }
 }
 
-/// A value handed to the threads of [`chunked`] and [`on_own_thread`] although its type is not `Send` or `Sync` (MLIR
-/// handles are raw pointers).
+/// A value handed to the threads of [`chunked`] and [`on_own_thread`] although its type is not
+/// `Send` or `Sync` (MLIR handles are raw pointers).
 pub(crate) struct Shared<T>(T);
 
 // SAFETY: a `Shared` is made only by `Shared::new`, whose caller vouches for this.

@@ -1622,9 +1622,9 @@ fn passes_write_their_results_in_place_as_the_exporter_would() {
     // lattice passes write in place over the ops the previous one wrote. The printed module
     // must be what the exporter writes for lattice-opt's result: the same ops, attributes,
     // operands and σ order, nothing left behind.
-    // The largest runs in a multithreaded context (as in `mlir-opt`), where it is big enough for
-    // the writer to set attributes on several threads; the others in the bridge's own contexts,
-    // which are single-threaded.
+    // The largest runs in a multithreaded context (MLIR's default), where it is big enough for
+    // the writer to make dictionaries on several threads; the others with threads off, the
+    // writer's one-thread path.
     let mut modules = vec![smallest_case()];
     for (i, shape) in Shape::ALL.into_iter().enumerate() {
         modules.push(generate(&GenSpec {
