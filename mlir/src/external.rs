@@ -264,14 +264,32 @@ fn run_on<'c>(
 ) -> Outcome {
     let cached = cache.and_then(|cache| cache.take(module_op));
     let keep = cache.is_some();
-    // SAFETY: MLIR ties no object to a thread, and the calling thread waits for the work, so
-    // the context, the op and the cached handles are used by one thread at a time, as the pass
-    // manager hands them to this pass; the analyses and the diagnostic engine, which key their
-    // state by thread, are used here and not there.
-    let ran = unsafe { on_own_thread(|| apply(spec, registry, context, cached, keep, module_op)) };
-    for (at, severity, message) in &ran.diagnostics {
+    let mut diagnostics = Vec::new();
+    // A panic in the pass still lets what it reported before reach MLIR, then goes on to the
+    // caller, which reports it (see `LatticePass::run`).
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: MLIR ties no object to a thread, and the calling thread waits for the work, so
+        // the context, the op and the cached handles are used by one thread at a time, as the
+        // pass manager hands them to this pass; the analyses and the diagnostic engine, which
+        // key their state by thread, are used here and not there.
+        unsafe {
+            on_own_thread(|| {
+                apply(
+                    spec,
+                    registry,
+                    context,
+                    cached,
+                    keep,
+                    module_op,
+                    &mut diagnostics,
+                )
+            })
+        }
+    }));
+    for (at, severity, message) in &diagnostics {
         emit(*at, *severity, message);
     }
+    let ran = ran.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if let (Some(cache), Some(state)) = (cache, ran.state) {
         cache.put(module_op, state);
     }
@@ -282,15 +300,14 @@ fn run_on<'c>(
 struct Ran<'c> {
     /// What became of the module.
     outcome: Outcome,
-    /// What to report, in order: where, how severe, the message.
-    diagnostics: Vec<(Location<'c>, Severity, String)>,
     /// What the next lattice pass may start from, when asked to keep it.
     state: Option<Imported<'c>>,
 }
 
 /// Runs `spec` on the lattice module `module_op`, starting from `cached` (what the previous
-/// lattice pass left) or else from the ops, and writes the result into the ops; returns what
-/// there is to report and, when `keep`, the module with the ops that hold it now.
+/// lattice pass left) or else from the ops, and writes the result into the ops; adds what there
+/// is to report to `diagnostics` (where, how severe, the message), in order, and returns what
+/// became of the module and, when `keep`, the module with the ops that hold it now.
 fn apply<'c>(
     spec: &PassSpec,
     registry: Registry,
@@ -298,12 +315,11 @@ fn apply<'c>(
     cached: Option<Imported<'c>>,
     keep: bool,
     module_op: OperationRef<'c, '_>,
+    diagnostics: &mut Vec<(Location<'c>, Severity, String)>,
 ) -> Ran<'c> {
     let arg = argument(spec.name);
-    let mut diagnostics = Vec::new();
-    let failed = |diagnostics| Ran {
+    let failed = Ran {
         outcome: Outcome::Failed,
-        diagnostics,
         state: None,
     };
     // A cached module is the result of the previous lattice pass, which verified it.
@@ -315,7 +331,7 @@ fn apply<'c>(
                 let at = relocate(context, module_op.location(), e.loc, e.file.as_deref());
                 diagnostics.push((at, Severity::Error, format!("{arg}: {e}")));
             }
-            return failed(diagnostics);
+            return failed;
         }
     };
     // The pass runs on the module itself; the writer learns what it changed from a snapshot,
@@ -340,7 +356,7 @@ fn apply<'c>(
         diagnostics.push((at, r.severity, format!("{arg}: {}", r.message)));
     }
     if failure {
-        return failed(diagnostics);
+        return failed;
     }
     let unchanged = before.describes(&module);
     // What the next lattice pass may start from: the module, with the ops that now hold it.
@@ -352,7 +368,7 @@ fn apply<'c>(
             Err(message) => {
                 let at = module_op.location();
                 diagnostics.push((at, Severity::Error, format!("{arg}: {message}")));
-                return failed(diagnostics);
+                return failed;
             }
         };
         // Only a kept state needs what the ops now carry.
@@ -366,7 +382,6 @@ fn apply<'c>(
         } else {
             Outcome::Changed
         },
-        diagnostics,
         state: next.filter(|_| keep).map(|(carried, body)| Imported {
             module,
             carried,

@@ -1707,6 +1707,51 @@ fn an_import_error_in_a_pass_is_reported_in_the_file_its_op_names() {
     );
 }
 
+/// A pass that panics, on whatever thread it runs: the bridge must turn that into an error.
+struct Panics;
+
+impl lattice::Pass for Panics {
+    fn run(
+        &mut self,
+        _: &mut Module,
+        _: &mut lattice::PassContext<'_>,
+    ) -> Result<(), lattice::PassError> {
+        panic!("ran on {:?}", std::thread::current().name());
+    }
+}
+
+impl lattice::RegisteredPass for Panics {
+    const NAME: &'static str = "test-panics";
+    const SUMMARY: &'static str = "Panics.";
+    type Options = lattice::NoOptions;
+    fn new(_: lattice::NoOptions) -> Self {
+        Panics
+    }
+}
+
+#[test]
+fn a_panicking_pass_fails_with_an_error_and_leaves_the_module_as_it_was() {
+    // The pass runs on a thread of its own (`external::run_on`): its panic comes back to the pass
+    // manager's thread, which reports it at the module, and MLIR stops the pipeline.
+    static PASSES: [lattice::PassInfo; 1] = [lattice::PassInfo::of::<Panics>()];
+    let registry = lattice::Registry::new(&PASSES);
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let text = lattice_text(GOOD_BODY);
+    let mut mlir = MlirModule::parse(&context, &text).unwrap();
+    let before = operation_text(mlir.as_operation());
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, "builtin.module(lattice-test-panics)", registry).unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    let diagnostics = capture.take();
+    assert!(
+        diagnostics.iter().any(|d| d.severity == Severity::Error
+            && d.message == "lattice-test-panics: internal error: the pass panicked"),
+        "{diagnostics:?}"
+    );
+    assert_eq!(operation_text(mlir.as_operation()), before);
+}
+
 #[test]
 fn a_case_whose_later_module_fails_as_expected_reports_no_metrics() {
     // One MLIR case with two lattice modules: `cpe` refines the first (planned) and refuses the
