@@ -265,14 +265,8 @@ fn a_failing_lattice_pass_reports_at_its_op_and_leaves_the_module() {
     let target = planned
         .op(planned.schedule[planned.schedule.len() / 2])
         .name;
-    let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
-    let mut mlir = MlirModule::parse(&context, &text).unwrap();
-    let manager = MlirPassManager::new(&context);
     let pipeline = format!("lattice-test-fail{{op=%{target} message=\"no room\"}},lattice-mpas");
-    add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
-    assert!(manager.run(&mut mlir).is_err());
-    let diagnostics = capture.take();
+    let (diagnostics, after) = failing_run(&text, &pipeline, REGISTRY);
     let error = diagnostics
         .iter()
         .find(|d| d.message == "lattice-test-fail: no room")
@@ -280,7 +274,7 @@ fn a_failing_lattice_pass_reports_at_its_op_and_leaves_the_module() {
     assert_eq!(error.severity, Severity::Error);
     assert_eq!(error.loc.map(|l| l.line), Some(line_of_op(&text, target)));
     assert_eq!(
-        print_module(&import_single(mlir.as_operation()).unwrap().module),
+        print_module(&mlir_to_lir(&after).unwrap()),
         print_module(&planned)
     );
 }
@@ -294,17 +288,11 @@ fn ops_keep_their_mlir_locations_through_a_rewrite() {
     let parsed = import_graph(&json, &name, &ImportOptions::default()).unwrap();
     let text = lir_to_mlir_text(&parsed).unwrap();
     let target = parsed.op(parsed.schedule[parsed.schedule.len() / 3]).name;
-    let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
-    let mut mlir = MlirModule::parse(&context, &text).unwrap();
-    let manager = MlirPassManager::new(&context);
     let pipeline = format!("lattice-mpas,lattice-test-fail{{op=%{target}}}");
-    add_pipeline(&manager, &pipeline, REGISTRY).unwrap();
-    assert!(manager.run(&mut mlir).is_err());
+    let (diagnostics, after) = failing_run(&text, &pipeline, REGISTRY);
     // mpas rewrote the body (the phase moved on), and the failure still points at the input line.
-    let module = import_single(mlir.as_operation()).unwrap().module;
+    let module = mlir_to_lir(&after).unwrap();
     assert_eq!(module.phase, Phase::Scheduled);
-    let diagnostics = capture.take();
     let error = diagnostics
         .iter()
         .find(|d| d.message.starts_with("lattice-test-fail: "))
@@ -337,13 +325,7 @@ fn verifier_violations_become_mlir_errors() {
             }
         })
         .collect();
-    let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
-    let mut mlir = MlirModule::parse(&context, &broken).unwrap();
-    let manager = MlirPassManager::new(&context);
-    add_pipeline(&manager, "lattice-verify", REGISTRY).unwrap();
-    assert!(manager.run(&mut mlir).is_err());
-    let diagnostics = capture.take();
+    let (diagnostics, _) = failing_run(&broken, "lattice-verify", REGISTRY);
     assert!(
         diagnostics.iter().any(|d| d.severity == Severity::Error
             && d.message.starts_with("lattice-verify: overlap")
@@ -374,6 +356,22 @@ fn bad_pipelines_are_refused_with_the_reason() {
             .to_string();
         assert!(error.contains(expected), "{pipeline}: {error}");
     }
+}
+
+/// Runs `pipeline` of `registry` on `text` in an MLIR `PassManager`, which must fail; returns
+/// what it reported and the module as MLIR prints it afterwards.
+fn failing_run(
+    text: &str,
+    pipeline: &str,
+    registry: lattice::Registry,
+) -> (Vec<Diagnostic>, String) {
+    let context = dialect::context().unwrap();
+    let capture = Capture::new(&context);
+    let mut mlir = MlirModule::parse(&context, text).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(&manager, pipeline, registry).unwrap();
+    assert!(manager.run(&mut mlir).is_err(), "{pipeline} did not fail");
+    (capture.take(), operation_text(mlir.as_operation()))
 }
 
 fn errors_of(text: &str) -> Vec<Diagnostic> {
@@ -1688,13 +1686,11 @@ fn an_import_error_in_a_pass_is_reported_in_the_file_its_op_names() {
         "tier = \"L9\"} : () -> !lattice.buf loc(\"kernels.mlir\":7:3)",
         1,
     );
-    let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
-    let mut mlir = MlirModule::parse(&context, &lattice_text(&body)).unwrap();
-    let manager = MlirPassManager::new(&context);
-    add_pipeline(&manager, "builtin.module(lattice-mpas)", REGISTRY).unwrap();
-    assert!(manager.run(&mut mlir).is_err());
-    let diagnostics = capture.take();
+    let (diagnostics, _) = failing_run(
+        &lattice_text(&body),
+        "builtin.module(lattice-mpas)",
+        REGISTRY,
+    );
     let error = diagnostics
         .iter()
         .find(|d| d.message.contains("unknown tier `L9`"))
@@ -1736,20 +1732,16 @@ fn a_panicking_pass_fails_with_an_error_and_leaves_the_module_as_it_was() {
     static PASSES: [lattice::PassInfo; 1] = [lattice::PassInfo::of::<Panics>()];
     let registry = lattice::Registry::new(&PASSES);
     let context = dialect::context().unwrap();
-    let capture = Capture::new(&context);
     let text = lattice_text(GOOD_BODY);
-    let mut mlir = MlirModule::parse(&context, &text).unwrap();
-    let before = operation_text(mlir.as_operation());
-    let manager = MlirPassManager::new(&context);
-    add_pipeline(&manager, "builtin.module(lattice-test-panics)", registry).unwrap();
-    assert!(manager.run(&mut mlir).is_err());
-    let diagnostics = capture.take();
+    let before = operation_text(MlirModule::parse(&context, &text).unwrap().as_operation());
+    let pipeline = "builtin.module(lattice-test-panics)";
+    let (diagnostics, after) = failing_run(&text, pipeline, registry);
     assert!(
         diagnostics.iter().any(|d| d.severity == Severity::Error
             && d.message == "lattice-test-panics: internal error: the pass panicked"),
         "{diagnostics:?}"
     );
-    assert_eq!(operation_text(mlir.as_operation()), before);
+    assert_eq!(after, before);
 }
 
 #[test]
