@@ -14,6 +14,15 @@
 //! no thread can be started, the work runs on the calling thread. One thread costs nothing more
 //! than a call. O(items) plus one thread spawn per chunk or call.
 
+/// How many threads [`chunked`] should split `count` items across: one per core, as lattice's own
+/// passes take, but one per 4096 items at most, so that a small list stays on the calling thread
+/// (a thread costs more than a few thousand ops' worth of MLIR calls).
+pub(crate) fn threads_for(count: usize) -> usize {
+    const PER_THREAD: usize = 4096;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.min(count / PER_THREAD).max(1)
+}
+
 /// `work` on `threads` consecutive chunks of `items`, each on a thread of its own (the calling
 /// one when `threads` is 1), the results in chunk order.
 ///

@@ -24,7 +24,7 @@
 //! attributes are read in one pass over its dictionary, and a large module's ops across threads
 //! (the result, errors included, is what one thread reads).
 
-use crate::chunks::{chunked, Shared};
+use crate::chunks::{chunked, threads_for, Shared};
 use crate::diagnostics::{loc_of, source_file};
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
@@ -283,7 +283,8 @@ pub fn import_module<'c>(
     // The ops are read across threads when they are many; a worker never prints an attribute
     // into an error (`quiet`), so on any error they are read again on this thread, whose errors
     // are the ones reported.
-    let threads = read_threads(lir_ops.len());
+    // Reading creates and changes nothing in MLIR, so it needs no lock and suits any context.
+    let threads = threads_for(lir_ops.len());
     let mut read = read_ops(&lir_ops, &module.target, &refs, &own, threads);
     if threads > 1 && read.iter().any(Result::is_err) {
         read = read_ops(&lir_ops, &module.target, &refs, &own, 1);
@@ -624,15 +625,6 @@ struct Refs<'m> {
     /// Buffer declarations that failed to import (their errors are reported).
     broken_buffers: &'m FxHashSet<usize>,
     ops: &'m FxHashMap<usize, OpId>,
-}
-
-/// How many threads to read `count` ops on: one per core, as lattice's own passes take, but one
-/// per 4096 ops at most, so that a small module is read on the calling thread. Reading creates
-/// and changes nothing in MLIR, so it needs no lock and suits any context.
-fn read_threads(count: usize) -> usize {
-    const PER_THREAD: usize = 4096;
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    cores.min(count / PER_THREAD).max(1)
 }
 
 /// Each op of `ops` (with its op name) read by [`read_op`], in order, on `threads` threads

@@ -25,7 +25,7 @@
 //! Cost: in place, O(V + E), one attribute dictionary per op that changed and an op built per
 //! new op; afresh, O(V + E + B) ops built.
 
-use crate::chunks::{chunked, Shared};
+use crate::chunks::{chunked, threads_for, Shared};
 use crate::error::BridgeError;
 use crate::export::{append_ops, operands, sigma_names, Carried, Writer};
 use crate::import::{self, held, ops_of, Body};
@@ -162,10 +162,10 @@ fn in_place<'c, 'a>(
         .copied()
         .filter(|id| !matches!(fates[id.index()], Fate::Moved(_)))
         .collect();
-    let threads = threads_for(context, pending.len());
+    let threads = dictionary_threads(context, pending.len());
     // SAFETY (of both `Shared`s and `chunked`): more than one thread only in a context that
-    // uniques under locks (`threads_for`); the writer's names, types and attributes, and the
-    // carried ones, are uniqued, so immutable; each thread reads its own ops of `after`.
+    // uniques under locks (`dictionary_threads`); the writer's names, types and attributes, and
+    // the carried ones, are uniqued, so immutable; each thread reads its own ops of `after`.
     let (shared, kept) = unsafe { (Shared::new(&w), Shared::new(carried)) };
     let lists = unsafe {
         chunked(threads, &pending, |chunk| {
@@ -341,17 +341,15 @@ fn set_attribute(op: OperationRef<'_, '_>, name: Identifier<'_>, value: Attribut
 }
 
 /// How many threads to make `count` ops' dictionaries on: one, unless the context uniques
-/// attributes under locks (multithreading enabled, MLIR's default) and there is enough work to
-/// pay for starting threads.
-fn threads_for(context: &Context, count: usize) -> usize {
-    const PER_THREAD: usize = 4096;
+/// attributes under locks (multithreading enabled, MLIR's default); then as [`threads_for`].
+fn dictionary_threads(context: &Context, count: usize) -> usize {
     // SAFETY: the context is live.
     let threaded = unsafe { latticeMlirContextIsMultithreaded(context.to_raw()) };
-    if !threaded {
-        return 1;
+    if threaded {
+        threads_for(count)
+    } else {
+        1
     }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    cores.min(count / PER_THREAD).max(1)
 }
 
 /// Sets the operands of `op`.
