@@ -96,7 +96,12 @@ pub fn own_attributes(op: &str) -> &'static [&'static str] {
 
 /// The lattice op called `name`, as its constant.
 pub fn op_named(name: &str) -> Option<&'static str> {
-    OPS.into_iter().find(|op| *op == name)
+    op_index(name).map(|i| OPS[i])
+}
+
+/// The place of the lattice op called `name` in [`OPS`] (what per-op tables are indexed by).
+pub fn op_index(name: &str) -> Option<usize> {
+    OPS.iter().position(|op| *op == name)
 }
 
 /// The type of a buffer value.

@@ -588,9 +588,7 @@ impl<'c> Writer<'c> {
         origin: Origin<'_, 'c>,
         attributes: &[(Identifier<'c>, Attribute<'c>)],
     ) -> Result<Prepared<'c>, BridgeError> {
-        let op_name = dialect::OPS
-            .iter()
-            .position(|op| *op == name)
+        let op_name = dialect::op_index(name)
             .map(|i| self.ops[i])
             .ok_or_else(|| BridgeError::Export(format!("{name} is not a lattice op")))?;
         let all = Self::with_foreign(name, attributes, origin.attributes);

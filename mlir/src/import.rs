@@ -472,10 +472,7 @@ impl OwnNames {
 
     /// The attributes lattice op `op` (one of [`dialect::OPS`]; none for another op) defines.
     fn of(&self, op: &str) -> &Own {
-        dialect::OPS
-            .iter()
-            .position(|known| *known == op)
-            .map_or(&self.none, |i| &self.ops[i])
+        dialect::op_index(op).map_or(&self.none, |i| &self.ops[i])
     }
 }
 
