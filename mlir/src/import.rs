@@ -238,7 +238,7 @@ pub fn import_module<'c>(
         }
         slot.get_or_insert(op);
     }
-    let buffer_ops = in_position_order(buffer_ops, &own, &mut errors);
+    let buffers = in_position_order(buffer_ops, &own, &mut errors);
     let phase_op = phase_op.ok_or_else(|| at_module(K::Missing(dialect::PHASE)))?;
     let lir_ops = in_sigma_order(lir_ops, phase_op, &mut errors);
     let target_op = target_op.ok_or_else(|| at_module(K::Missing(dialect::TARGET)))?;
@@ -255,17 +255,17 @@ pub fn import_module<'c>(
         ..Carried::default()
     };
     let mut buffer_ids: FxHashMap<usize, BufferId> =
-        FxHashMap::with_capacity_and_hasher(buffer_ops.len(), Default::default());
+        FxHashMap::with_capacity_and_hasher(buffers.len(), Default::default());
     let mut broken_buffers = FxHashSet::default();
-    for op in &buffer_ops {
-        match read_buffer(*op, &module.target, &own) {
+    for a in &buffers {
+        match read_buffer(a, &module.target, &own) {
             Ok((buffer, kept)) => {
                 carried.buffers.insert(buffer.name, kept);
                 let id = module.add_buffer(buffer);
-                buffer_ids.insert(key(*op), id);
+                buffer_ids.insert(key(a.op_ref), id);
             }
             Err(e) => {
-                broken_buffers.insert(key(*op));
+                broken_buffers.insert(key(a.op_ref));
                 errors.push(e);
             }
         }
@@ -310,7 +310,7 @@ pub fn import_module<'c>(
         let body = Body {
             phase: phase_op.to_raw(),
             target: target_op.to_raw(),
-            buffers: buffer_ops.iter().map(|op| op.to_raw()).collect(),
+            buffers: buffers.iter().map(|a| a.op_ref.to_raw()).collect(),
             ops: lir_ops.iter().map(|(op, _)| op.to_raw()).collect(),
         };
         Ok(Imported {
@@ -323,19 +323,23 @@ pub fn import_module<'c>(
     }
 }
 
-/// The buffer declarations `ops` in the order of their `pos`, which must number them exactly
-/// 0..n. On any problem, reported in `errors`, the body order instead: every buffer is still
-/// read, so none is reported again as a dangling operand of an op. O(n).
+/// The buffer declarations `ops`, their attributes read (what [`read_buffer`] reads them from),
+/// in the order of their `pos`, which must number them exactly 0..n. On any problem, reported in
+/// `errors`, the body order instead: every buffer is still read, so none is reported again as a
+/// dangling operand of an op. O(n).
 fn in_position_order<'c: 'a, 'a>(
     ops: Vec<OperationRef<'c, 'a>>,
     own: &OwnNames,
     errors: &mut Vec<ImportError>,
-) -> Vec<OperationRef<'c, 'a>> {
-    let count = ops.len();
-    let mut slots: Vec<Option<OperationRef<'c, 'a>>> = vec![None; count];
+) -> Vec<Attrs<'c, 'a>> {
+    let read: Vec<Attrs<'c, 'a>> = ops
+        .into_iter()
+        .map(|op| Attrs::read(op, dialect::BUFFER, own, false))
+        .collect();
+    let count = read.len();
+    let mut slots: Vec<Option<usize>> = vec![None; count];
     let mut ordered = true;
-    for &op in &ops {
-        let a = Attrs::read(op, dialect::BUFFER, own, false);
+    for (i, a) in read.iter().enumerate() {
         let pos = match a.uint(dialect::POS, u64::from(u32::MAX)) {
             Ok(pos) => pos,
             Err(e) => {
@@ -349,10 +353,10 @@ fn in_position_order<'c: 'a, 'a>(
             None => K::PositionRange { pos, count },
             Some(Some(first)) => K::DuplicatePosition {
                 pos,
-                first: loc_of(first.location()).map(|l| l.line),
+                first: read[*first].loc.map(|l| l.line),
             },
             Some(slot) => {
-                *slot = Some(op);
+                *slot = Some(i);
                 continue;
             }
         };
@@ -360,10 +364,16 @@ fn in_position_order<'c: 'a, 'a>(
         ordered = false;
     }
     if !ordered {
-        return ops;
+        return read;
     }
-    // `count` ops in distinct slots below `count`: every slot is filled.
-    slots.into_iter().flatten().collect()
+    // `count` buffers in distinct slots below `count`: every slot is filled, and each buffer is
+    // taken once.
+    let mut taken: Vec<Option<Attrs<'c, 'a>>> = read.into_iter().map(Some).collect();
+    slots
+        .into_iter()
+        .flatten()
+        .filter_map(|i| taken[i].take())
+        .collect()
 }
 
 /// The scheduled ops `ops` (with their op names) in σ: the order in which `phase_op`'s `order`
@@ -592,13 +602,13 @@ fn read_target(op: OperationRef<'_, '_>) -> Result<Target, ImportError> {
     Ok(target)
 }
 
-/// Reads one buffer declaration, with what the op carries beyond it.
+/// Reads one buffer declaration from its attributes, with what the op carries beyond it.
 fn read_buffer<'c>(
-    op: OperationRef<'c, '_>,
+    a: &Attrs<'c, '_>,
     target: &Target,
     own: &OwnNames,
 ) -> Result<(Buffer, Kept<'c>), ImportError> {
-    let a = Attrs::read(op, dialect::BUFFER, own, false);
+    let op = a.op_ref;
     if op.operand_count() != 0 {
         return Err(a.error(K::OperandCount {
             op: dialect::BUFFER,
