@@ -20,6 +20,7 @@ use crate::input::parse_capacity;
 use crate::ir_printing::{IrPrinting, PassFilter};
 use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline, PipelineErrorKind};
 use crate::registry::{MetricsFormat, Registry};
+use crate::report_to::{parse_report_to, ReportTo};
 use crate::statistics::StatisticsFormat;
 use crate::timing::TimingFormat;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -98,12 +99,15 @@ struct Flags {
     /// Write IR dumps as numbered files under DIR/<module>/ instead of stderr (alone: after every pass).
     #[arg(long, value_name = "DIR")]
     print_ir_tree_dir: Option<PathBuf>,
-    /// Report wall time per stage, pass and analysis.
-    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "tree")]
-    timing: Option<TimingFormat>,
-    /// Report the counters each pass keeps.
-    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
-    pass_statistics: Option<StatisticsFormat>,
+    /// Report wall time per stage, pass and analysis: tree, list or json; `json:FILE` writes it to FILE.
+    #[arg(long, value_name = "FORMAT[:FILE]", num_args = 0..=1, require_equals = true, default_missing_value = "tree", value_parser = parse_report_to::<TimingFormat>)]
+    timing: Option<ReportTo<TimingFormat>>,
+    /// Report the counters each pass keeps: text or json; `json:FILE` writes it to FILE.
+    #[arg(long, value_name = "FORMAT[:FILE]", num_args = 0..=1, require_equals = true, default_missing_value = "text", value_parser = parse_report_to::<StatisticsFormat>)]
+    pass_statistics: Option<ReportTo<StatisticsFormat>>,
+    /// Write the Chrome trace (Perfetto, chrome://tracing, speedscope) of the resulting modules to FILE.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     /// On a pass failure, write the IR before that pass and the remaining pipeline to FILE.
     #[arg(long, value_name = "FILE")]
     reproducer: Option<PathBuf>,
@@ -278,18 +282,37 @@ fn configure(
     if !metrics.is_empty() && registry.metrics().is_none() {
         return Err("error: this tool's passes do not report metrics\n".into());
     }
+    if flags.trace.is_some() && registry.trace().is_none() {
+        return Err("error: this tool's passes do not write traces\n".into());
+    }
     // Every destination is written whole or not at all, so two naming one file would leave
     // only the last; and the input is never written.
     let destinations: Vec<(&str, &PathBuf)> = std::iter::once(("-o", &flags.output))
         .chain(flags.metrics.iter().map(|p| ("--metrics", p)))
         .chain(flags.metrics_text.iter().map(|p| ("--metrics-text", p)))
+        .chain(flags.trace.iter().map(|p| ("--trace", p)))
+        .chain(
+            flags
+                .timing
+                .iter()
+                .flat_map(|r| &r.file)
+                .map(|p| ("--timing", p)),
+        )
+        .chain(
+            flags
+                .pass_statistics
+                .iter()
+                .flat_map(|r| &r.file)
+                .map(|p| ("--pass-statistics", p)),
+        )
         .collect();
     for (i, (flag, path)) in destinations.iter().enumerate() {
         if crate::io::same_destination(path, &flags.input) {
-            let what = if *flag == "-o" {
-                "the output"
-            } else {
-                "the metrics"
+            let what = match *flag {
+                "-o" => "the output",
+                "--metrics" | "--metrics-text" => "the metrics",
+                "--trace" => "the trace",
+                _ => "the report",
             };
             return Err(format!("error: {what} would overwrite the input file\n"));
         }
@@ -316,8 +339,9 @@ fn configure(
         run_reproducer: flags.run_reproducer,
         verify_each: flags.verify_each,
         printing,
-        timing: flags.timing,
-        statistics: flags.pass_statistics,
+        timing: flags.timing.clone(),
+        statistics: flags.pass_statistics.clone(),
+        trace: flags.trace.clone(),
         reproducer: flags.reproducer.clone(),
         split_input: flags.split_input_file,
         verify_diagnostics: flags.verify_diagnostics,
@@ -413,6 +437,7 @@ fn refuse_with_host_pipeline(flags: &Flags, host: &str) -> Result<(), String> {
         ("--print-ir-tree-dir", flags.print_ir_tree_dir.is_some()),
         ("--timing", flags.timing.is_some()),
         ("--pass-statistics", flags.pass_statistics.is_some()),
+        ("--trace", flags.trace.is_some()),
         ("--reproducer", flags.reproducer.is_some()),
         ("--run-reproducer", flags.run_reproducer),
         ("--split-input-file", flags.split_input_file),

@@ -12,7 +12,9 @@
 //! - the exit code is 0 on success, 1 when the input, the IR or a pass failed (or the expected
 //!   diagnostics did not match); usage errors (2) are the CLI's;
 //! - dumps, diagnostics and reports go to the error stream; only the resulting IR goes to the output
-//!   (and `--metrics` reports to their own destinations, after the IR when both are stdout);
+//!   (and `--metrics` reports and the `--trace` to their own destinations, after the IR when both
+//!   are stdout; `--timing` and `--pass-statistics` to a file of their own when given one, each
+//!   one JSON or text document);
 //! - host IR input (MLIR, text or bytecode) is run one lattice module at a time, in text order; the
 //!   output is LIR or host IR by [`Emit`]: host IR keeps everything outside the lattice modules and
 //!   replaces each by its result, LIR holds the results alone (joined by `// -----` when there are
@@ -24,11 +26,12 @@ use crate::error_limit::{ErrorLimit, Limiter};
 use crate::expected::{check, parse_expected};
 use crate::host::{Host, Hosted, Outside, Parsed};
 use crate::input::{parse_source, read_input, Content, InputKind, LoadError};
-use crate::io::{write_all_or_nothing, write_atomic};
+use crate::io::{stream_all_or_nothing, write_atomic, Fill};
 use crate::ir_printing::{DumpSink, IrPrinting};
 use crate::manager::{PassManager, Session};
 use crate::pipeline::{parse_pipeline, Pipeline};
-use crate::registry::{MetricsFormat, Registry};
+use crate::registry::{MetricsFormat, Registry, Stream};
+use crate::report_to::ReportTo;
 use crate::reproducer::{header, parse_header};
 use crate::split::{split_input, Chunk, SPLIT_MARKER};
 use crate::statistics::{Statistics, StatisticsFormat};
@@ -60,10 +63,12 @@ pub struct OptConfig {
     pub verify_each: Option<bool>,
     /// IR printing around passes.
     pub printing: IrPrinting,
-    /// Report wall times, in this format.
-    pub timing: Option<TimingFormat>,
-    /// Report pass statistics, in this format.
-    pub statistics: Option<StatisticsFormat>,
+    /// Report wall times, in this format, to the error stream or a file.
+    pub timing: Option<ReportTo<TimingFormat>>,
+    /// Report pass statistics, in this format, to the error stream or a file.
+    pub statistics: Option<ReportTo<StatisticsFormat>>,
+    /// Write the Chrome trace of the resulting modules to this file (`-`: stdout, after the IR).
+    pub trace: Option<PathBuf>,
     /// On a pass failure, write a reproducer here.
     pub reproducer: Option<PathBuf>,
     /// Treat `// -----` lines as separators of independent cases.
@@ -121,6 +126,7 @@ impl OptConfig {
             printing: IrPrinting::default(),
             timing: None,
             statistics: None,
+            trace: None,
             reproducer: None,
             split_input: false,
             verify_diagnostics: false,
@@ -207,11 +213,13 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     let mut session = Session {
         sink: DumpSink::new(err, config.printing.tree_dir.as_deref()),
         diagnostics: Vec::new(),
-        timing: config.timing.map(|_| Timing::default()),
+        timing: config.timing.as_ref().map(|_| Timing::default()),
         statistics: Statistics::default(),
         dump_name: String::new(),
     };
     let mut outputs = Vec::new();
+    // The resulting modules, kept for the trace.
+    let mut traced: Vec<Module> = Vec::new();
     let mut reports: Vec<Vec<String>> = vec![Vec::new(); config.metrics.len()];
     let mut output_time = Duration::ZERO;
     let mut failed = false;
@@ -295,6 +303,9 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                     match written {
                         Ok((text, warnings)) => {
                             outputs.push(text);
+                            if config.trace.is_some() {
+                                traced.extend(results);
+                            }
                             session.diagnostics.extend(warnings);
                             for (report, case) in reports.iter_mut().zip(case_reports) {
                                 report.extend(case);
@@ -333,25 +344,57 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
     if !failed {
         let start = Instant::now();
         let text = outputs.join(&format!("{SPLIT_MARKER}\n"));
-        if let Err(message) = write_results(config, &text, &reports) {
-            let _ = writeln!(session.sink.stream(), "{message}");
-            failed = true;
+        let modules: Vec<&Module> = traced.iter().collect();
+        let trace = match (&config.trace, registry.trace()) {
+            (Some(path), Some(trace)) => match trace(&modules) {
+                Ok(stream) => Some((path.as_path(), stream)),
+                Err(diagnostics) => {
+                    let rendered = limiter.render(&diagnostics, &name, None);
+                    let _ = session.sink.stream().write_all(rendered.as_bytes());
+                    failed = true;
+                    None
+                }
+            },
+            _ => None,
+        };
+        if !failed {
+            if let Err(message) = write_results(config, &text, &reports, trace) {
+                let _ = writeln!(session.sink.stream(), "{message}");
+                failed = true;
+            }
         }
         output_time += start.elapsed();
     }
-    if let (Some(timing), Some(format)) = (&mut session.timing, config.timing) {
+    if let (Some(timing), Some(to)) = (&mut session.timing, &config.timing) {
         timing.record(
             stages + 1,
             TimingNode::leaf("output", TimingKind::Output, output_time),
         );
-        let report = timing.report(format, started.elapsed());
-        let _ = session.sink.stream().write_all(report.as_bytes());
+        let report = timing.report(to.format, started.elapsed());
+        failed |= !deliver(&report, to.file.as_deref(), session.sink.stream());
     }
-    if let Some(format) = config.statistics {
-        let report = session.statistics.report(format);
-        let _ = session.sink.stream().write_all(report.as_bytes());
+    if let Some(to) = &config.statistics {
+        let report = session.statistics.report(to.format);
+        failed |= !deliver(&report, to.file.as_deref(), session.sink.stream());
     }
     u8::from(failed)
+}
+
+/// Writes an instrumentation report to its file (atomically), or to `err` when it has none;
+/// false, with the error on `err`, when the file cannot be written. Reports describe the run,
+/// so they are written whether or not it succeeded, as on the error stream.
+fn deliver(report: &str, file: Option<&Path>, err: &mut dyn Write) -> bool {
+    let Some(path) = file else {
+        let _ = err.write_all(report.as_bytes());
+        return true;
+    };
+    match write_atomic(path, report.as_bytes()) {
+        Ok(()) => true,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            false
+        }
+    }
 }
 
 /// The output of one case: the resulting modules as `emit` asks, and the warnings that go with
@@ -406,12 +449,13 @@ pub(crate) fn write_output(
     }
 }
 
-/// Writes the output `text` and the metrics `reports` (one per `config.metrics` destination, one
-/// entry per module) all or nothing; the error is the message to print.
+/// Writes the output `text`, the metrics `reports` (one per `config.metrics` destination, one
+/// entry per module) and the `trace`, if any, all or nothing; the error is the message to print.
 pub(crate) fn write_results(
     config: &OptConfig,
     text: &str,
     reports: &[Vec<String>],
+    trace: Option<(&Path, Stream<'_>)>,
 ) -> Result<(), String> {
     let metrics = config
         .metrics
@@ -429,11 +473,20 @@ pub(crate) fn write_results(
     let writes: Vec<(&PathBuf, String)> = std::iter::once((&config.output, text.to_owned()))
         .chain(metrics)
         .collect();
-    let bytes: Vec<(&Path, &[u8])> = writes
+    let mut fills: Vec<(&Path, Stream<'_>)> = writes
         .iter()
-        .map(|(path, text)| (path.as_path(), text.as_bytes()))
+        .map(|(path, text)| {
+            let bytes = text.as_bytes();
+            let fill: Stream<'_> = Box::new(move |out: &mut dyn Write| out.write_all(bytes));
+            (path.as_path(), fill)
+        })
+        .chain(trace)
         .collect();
-    match write_all_or_nothing(&bytes) {
+    let mut streams: Vec<(&Path, Fill<'_>)> = fills
+        .iter_mut()
+        .map(|(path, fill)| (*path, &mut **fill as Fill<'_>))
+        .collect();
+    match stream_all_or_nothing(&mut streams) {
         // The reader of stdout went away (`| head`): stop quietly, as Unix tools do.
         Err(e) if e.is_closed_stdout() => Ok(()),
         Err(e) => Err(format!("error: {e}")),

@@ -107,7 +107,7 @@ pub fn run(config: &OptConfig, registry: Registry, pipeline: &str, err: &mut dyn
             .collect(),
         None => vec![Vec::new(); config.metrics.len()],
     };
-    match write_results(config, &text, &reports) {
+    match write_results(config, &text, &reports, None) {
         Ok(()) => 0,
         Err(message) => report(err, &format!("{message}\n")),
     }

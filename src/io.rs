@@ -10,7 +10,9 @@
 //! A run with several outputs writes them with [`write_all_or_nothing`]: every file is first
 //! written to its temporary, then devices and standard output get their bytes, and only when all
 //! of that succeeded are the temporaries renamed into place — so a failure (a missing directory,
-//! a full device) leaves every destination as it was. [`same_destination`] tells when two paths
+//! a full device) leaves every destination as it was; [`stream_all_or_nothing`] does the same
+//! with outputs streamed into their temporaries (a trace of a million ops is never held whole in
+//! memory). [`same_destination`] tells when two paths
 //! name one file, which callers reject before running.
 
 use std::fs;
@@ -105,9 +107,10 @@ impl Destination {
         !matches!(self, Destination::File(_))
     }
 
-    /// Writes `bytes` here directly; `None` for a [`Destination::File`], which is staged.
-    fn write_in_place(&self, bytes: &[u8]) -> Option<io::Result<()>> {
-        let write = |out: &mut dyn Write| out.write_all(bytes).and_then(|()| out.flush());
+    /// Writes what `fill` produces here directly; `None` for a [`Destination::File`], which is
+    /// staged.
+    fn write_in_place(&self, fill: Fill<'_>) -> Option<io::Result<()>> {
+        let mut write = |out: &mut dyn Write| fill(out).and_then(|()| out.flush());
         Some(match self {
             Destination::Stdout => write(&mut io::stdout().lock()),
             Destination::Stderr => write(&mut io::stderr().lock()),
@@ -119,6 +122,10 @@ impl Destination {
         })
     }
 }
+
+/// Produces a destination's bytes into the writer it is given, streaming them (see
+/// [`stream_all_or_nothing`]).
+pub type Fill<'a> = &'a mut dyn FnMut(&mut dyn Write) -> io::Result<()>;
 
 /// Writes `bytes` to `path` atomically, or to standard output for `-` (see the module header).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
@@ -177,6 +184,22 @@ fn staging_path(path: &Path) -> Result<PathBuf, IoError> {
 /// temporaries are renamed into place. What an in-place destination received before a later
 /// failure cannot be taken back; files are never left half-written or replaced.
 pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
+    let mut fills: Vec<_> = writes
+        .iter()
+        .map(|&(_, bytes)| move |out: &mut dyn Write| out.write_all(bytes))
+        .collect();
+    let mut streams: Vec<(&Path, Fill<'_>)> = writes
+        .iter()
+        .zip(&mut fills)
+        .map(|(&(path, _), fill)| (path, fill as Fill<'_>))
+        .collect();
+    stream_all_or_nothing(&mut streams)
+}
+
+/// [`write_all_or_nothing`] with each destination's bytes streamed by a [`Fill`] into its
+/// temporary (or its device) instead of held in memory: large outputs such as traces. A fill
+/// that fails counts as a failed write.
+pub fn stream_all_or_nothing(writes: &mut [(&Path, Fill<'_>)]) -> Result<(), IoError> {
     let destinations: Vec<Destination> = writes.iter().map(|(p, _)| Destination::of(p)).collect();
     // (temporary, final file, the path as given for messages)
     let mut staged: Vec<(PathBuf, &Path, &Path)> = Vec::new();
@@ -185,12 +208,16 @@ pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
             let _ = fs::remove_file(tmp);
         }
     };
-    for (&(path, bytes), destination) in writes.iter().zip(&destinations) {
+    for ((path, fill), destination) in writes.iter_mut().zip(&destinations) {
         let Destination::File(file) = destination else {
             continue;
         };
-        let staged_write = staging_path(file)
-            .and_then(|tmp| fs::write(&tmp, bytes).map(|()| tmp).map_err(located(path)));
+        let staged_write = staging_path(file).and_then(|tmp| {
+            fs::File::create(&tmp)
+                .and_then(|mut out| fill(&mut out).and_then(|()| out.flush()))
+                .map(|()| tmp)
+                .map_err(located(path))
+        });
         match staged_write {
             Ok(tmp) => staged.push((tmp, file, path)),
             Err(e) => {
@@ -203,8 +230,8 @@ pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
             }
         }
     }
-    for (&(path, bytes), destination) in writes.iter().zip(&destinations) {
-        if let Some(Err(e)) = destination.write_in_place(bytes) {
+    for ((path, fill), destination) in writes.iter_mut().zip(&destinations) {
+        if let Some(Err(e)) = destination.write_in_place(&mut **fill) {
             discard(&staged);
             return Err(located(path)(e));
         }

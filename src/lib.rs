@@ -26,6 +26,7 @@ pub mod options;
 pub mod pass;
 pub mod pipeline;
 pub mod registry;
+pub mod report_to;
 pub mod reproducer;
 pub mod split;
 pub mod statistics;

@@ -1,18 +1,20 @@
 //! The pass registry: one static list of [`PassInfo`] entries from which the CLI flags, the pipeline
 //! parser's name lookup, `--list-passes`, the "unknown pass" error and the manual's pass table are all
 //! derived, so none of them can drift from the others. It also carries the passes crate's metrics
-//! reporter and the host IR a tool adds (the MLIR bridge's `.mlir`), so the driver can print
+//! reporter and trace writer and the host IR a tool adds (the MLIR bridge's `.mlir`), so the driver can print
 //! metrics and read, write and run that IR without depending on any pass or on MLIR.
 //!
 //! Invariants (checked by [`Registry::check`], which the driver runs before using a registry):
 //! names are unique kebab-case words that do not shadow a driver flag; `test-` passes are listed
 //! apart from the real ones.
 
+use crate::diagnostic::Diagnostic;
 use crate::host::Host;
 use crate::options::quote_if_needed;
 use crate::pass::PassInfo;
 use lattice_lir::Module;
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
 /// How `--metrics` / `--metrics-text` want a module's metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,12 +28,20 @@ pub enum MetricsFormat {
 /// Computes and renders the metrics of a (final) module.
 pub type MetricsFn = fn(&Module, MetricsFormat) -> String;
 
+/// Streams bytes into the writer it is given (a trace, written by [`crate::io::stream_all_or_nothing`]).
+pub type Stream<'a> = Box<dyn FnMut(&mut dyn Write) -> io::Result<()> + 'a>;
+
+/// Checks that the final modules can be traced, then returns what writes their trace (`--trace`);
+/// the diagnostics say why they cannot.
+pub type TraceFn = for<'a> fn(&'a [&'a Module]) -> Result<Stream<'a>, Vec<Diagnostic>>;
+
 /// A list of registered passes, plus the metrics the passes crate knows how to compute and the
 /// host IR the tool reads and writes besides LIR and contest JSON.
 #[derive(Clone, Copy)]
 pub struct Registry {
     passes: &'static [PassInfo],
     metrics: Option<MetricsFn>,
+    trace: Option<TraceFn>,
     host: Option<&'static Host>,
 }
 
@@ -41,6 +51,7 @@ impl Registry {
         Registry {
             passes,
             metrics: None,
+            trace: None,
             host: None,
         }
     }
@@ -49,6 +60,14 @@ impl Registry {
     pub const fn with_metrics(self, metrics: MetricsFn) -> Self {
         Registry {
             metrics: Some(metrics),
+            ..self
+        }
+    }
+
+    /// The same registry, able to write traces of final modules (`--trace`).
+    pub const fn with_trace(self, trace: TraceFn) -> Self {
+        Registry {
+            trace: Some(trace),
             ..self
         }
     }
@@ -70,6 +89,11 @@ impl Registry {
     /// The metrics reporter, if the registry has one.
     pub fn metrics(&self) -> Option<MetricsFn> {
         self.metrics
+    }
+
+    /// The trace writer, if the registry has one.
+    pub fn trace(&self) -> Option<TraceFn> {
+        self.trace
     }
 
     /// Every entry, registration order.

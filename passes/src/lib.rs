@@ -23,8 +23,11 @@ mod rng;
 pub mod search;
 pub mod testing;
 pub mod timing;
+pub mod trace;
 pub mod verify;
 
+use lattice::diagnostic::Diagnostic;
+use lattice::registry::Stream;
 use lattice::{MetricsFormat, PassInfo, Registry};
 use lattice_lir::Module;
 
@@ -48,7 +51,8 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<testing::TestRemark>(),
     PassInfo::of::<testing::TestReverse>(),
 ])
-.with_metrics(report_metrics);
+.with_metrics(report_metrics)
+.with_trace(trace_modules);
 
 /// `--metrics`: the independent replay's metrics of the final module, with the fixed-order
 /// traffic lower bound of a planned one.
@@ -65,4 +69,16 @@ fn report_metrics(module: &Module, format: MetricsFormat) -> String {
         MetricsFormat::Json => metrics.to_json_string(),
         MetricsFormat::Text => metrics.to_text(),
     }
+}
+
+/// `--trace`: the replay's timeline of every final module, then their Chrome trace.
+fn trace_modules<'a>(modules: &'a [&'a Module]) -> Result<Stream<'a>, Vec<Diagnostic>> {
+    let timelines = modules
+        .iter()
+        .map(|m| trace::traceable(m))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Box::new(move |out| {
+        let traced: Vec<_> = modules.iter().copied().zip(&timelines).collect();
+        trace::write_trace(&traced, out)
+    }))
 }

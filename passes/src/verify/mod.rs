@@ -23,7 +23,9 @@
 //! second by luck; the first is the contract. The paper's "Ignore" diagnostic
 //! ([`ReplayOptions::ignore_reuse`]) times the plan without its reuse dependencies and counts the
 //! ownership conflicts that timing creates; [`reorder_static_errors`] counts the static errors of
-//! a plan whose σ was replaced. Complexity: O((V + E) log V) for the whole replay, plus the
+//! a plan whose σ was replaced. [`timeline()`] hands a valid module's replayed times, residencies
+//! and peaks to the tools that show a plan (`timeline.rs`), so they show what was checked.
+//! Complexity: O((V + E) log V) for the whole replay, plus the
 //! reachability sweeps for orderings that no single edge states (see `reach.rs`); the hand-off
 //! and ownership checks run on two threads, with the same violations in the same order.
 
@@ -45,12 +47,15 @@ mod sigma;
 mod spill_edges;
 #[cfg(test)]
 mod tests;
+pub mod timeline;
 mod timing;
 
 pub use category::{Category, Level, Violation};
 pub use metrics::Metrics;
 pub use pass::{Verify, VerifyOptions};
 pub use reorder::reorder_static_errors;
+use timeline::Parts;
+pub use timeline::{Lifetime, Peak, Residency, Timeline};
 
 use lattice_lir::{DepKind, Module, OpKind};
 use std::collections::BTreeMap;
@@ -75,11 +80,29 @@ pub struct Replay {
 
 /// Replays `module` and recomputes its metrics. Never panics, whatever the module holds.
 pub fn replay(module: &Module, options: &ReplayOptions) -> Replay {
+    run(module, options).0
+}
+
+/// What the default replay computed of a valid `module`, for tools that show its plan (trace
+/// export, figures): every op's start and end, the residencies and lifetimes with the cycles
+/// they hold bytes, the peaks. A module with any violation gets its [`Replay`] back instead: a
+/// timeline of an invalid plan would show timings the contest's rules do not define.
+pub fn timeline(module: &Module) -> Result<Timeline, Box<Replay>> {
+    match run(module, &ReplayOptions::default()) {
+        (replay, Some(parts)) if replay.violations.is_empty() => {
+            Ok(Timeline::of(module, parts, &replay.metrics))
+        }
+        (replay, _) => Err(Box::new(replay)),
+    }
+}
+
+/// The replay and, once ids are in range, the pieces it computed.
+fn run(module: &Module, options: &ReplayOptions) -> (Replay, Option<Parts>) {
     let m = module;
     let mut out = Vec::new();
     let mut metrics = shape(m);
     if !ids::check_ids(m, &mut out) {
-        return finish(metrics, out);
+        return (finish(metrics, out), None);
     }
     let planned = m.phase.has_plan();
     let sigma = sigma::sigma(m, &mut out);
@@ -174,7 +197,13 @@ pub fn replay(module: &Module, options: &ReplayOptions) -> Replay {
     metrics.critical_path = t.critical_path;
     let busiest = t.busy.iter().copied().max().unwrap_or(0);
     metrics.makespan_lower_bound = t.critical_path.max(busiest);
-    finish(metrics, out)
+    let parts = Parts {
+        sigma,
+        residencies: r,
+        occupancy,
+        timing: t,
+    };
+    (finish(metrics, out), Some(parts))
 }
 
 /// The metrics of `module` under the default replay.

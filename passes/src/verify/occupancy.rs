@@ -6,21 +6,26 @@
 //! tiers that are not staging tiers (on the contest target exactly L1 and UB), and exclusivity
 //! applies to the staging tiers (L0A, L0B, L0C) when `target.l0_exclusive` is set. Each op opens or
 //! closes at most one segment, so a running sum per tier gives every peak in one walk; the live
-//! segments of each tier are kept in an ordered set to name the buffer already there.
+//! segments of each tier are kept in an ordered set to name the buffer already there. Each peak
+//! remembers the first ALLOC that reaches it (where a trace marks it).
 //! O(V log B).
 
 use super::category::{Category, Violation};
 use super::residency::Residencies;
 use super::sigma::Sigma;
-use lattice_lir::Module;
+use lattice_lir::{Module, OpId};
 use std::collections::BTreeSet;
 
 /// Peaks of one walk of σ.
 pub(crate) struct Occupancy {
     /// Max ALLOC-minus-FREE bytes of each tier, indexed by tier id.
     pub logical_by_tier: Vec<u64>,
+    /// The first ALLOC reaching each tier's max, indexed by tier id.
+    pub logical_by_tier_at: Vec<Option<OpId>>,
     /// Max ALLOC-minus-FREE bytes summed over the non-staging tiers.
     pub logical_peak: u64,
+    /// The first ALLOC reaching that max.
+    pub logical_peak_at: Option<OpId>,
     /// Max bytes resident over every tier.
     pub physical_peak: u64,
     /// Max number of resident buffers of each tier, indexed by tier id.
@@ -41,7 +46,9 @@ pub(crate) fn occupancy(
     let mut live: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); tiers.len()];
     let mut o = Occupancy {
         logical_by_tier: vec![0; tiers.len()],
+        logical_by_tier_at: vec![None; tiers.len()],
         logical_peak: 0,
+        logical_peak_at: None,
         physical_peak: 0,
         max_live: vec![0; tiers.len()],
     };
@@ -54,10 +61,16 @@ pub(crate) fn occupancy(
         let main = !tiers[t].staging;
         if r.alloc[b.index()] == Some(id) {
             logical[t] = logical[t].saturating_add(buffer.size);
-            o.logical_by_tier[t] = o.logical_by_tier[t].max(logical[t]);
+            if logical[t] > o.logical_by_tier[t] {
+                o.logical_by_tier[t] = logical[t];
+                o.logical_by_tier_at[t] = Some(id);
+            }
             if main {
                 logical_main = logical_main.saturating_add(buffer.size);
-                o.logical_peak = o.logical_peak.max(logical_main);
+                if logical_main > o.logical_peak {
+                    o.logical_peak = logical_main;
+                    o.logical_peak_at = Some(id);
+                }
             }
         } else if r.free[b.index()] == Some(id) {
             logical[t] = logical[t].saturating_sub(buffer.size);

@@ -14,11 +14,12 @@
 
 use super::category::{Category, Violation};
 use super::leaf_trees::{PrefixCount, PrefixMax};
-use super::residency::Residencies;
+use super::residency::{Residencies, Segment};
 use super::timing::Timing;
 use lattice_lir::Module;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::ops::Range;
 
 /// One residency as a rectangle: bytes `[lo, hi)` held during `[acquire, release)`.
 struct Held {
@@ -41,17 +42,10 @@ pub(crate) fn check_ownership(
         let Some(lo) = seg.offset else { continue };
         let buffer = m.buffer(seg.buffer);
         let hi = lo.saturating_add(buffer.size);
-        let closing = seg.end.map_or(t.makespan, |e| t.end[e.index()]);
-        let acquire = seg
-            .users
-            .iter()
-            .map(|u| t.start[u.index()])
-            .fold(t.start[seg.start.index()], u64::min);
-        let release = seg
-            .users
-            .iter()
-            .map(|u| t.end[u.index()])
-            .fold(closing, u64::max);
+        let Range {
+            start: acquire,
+            end: release,
+        } = holding(seg, t);
         if hi > lo && release > acquire {
             per_tier[buffer.tier.index()].push(Held {
                 segment: s,
@@ -66,6 +60,23 @@ pub(crate) fn check_ownership(
         .iter()
         .map(|held| sweep_tier(m, r, held, out))
         .sum()
+}
+
+/// The cycles `[acquire, release)` during which `seg` holds its bytes under `t` (see the header);
+/// empty when it holds them for no time.
+pub(crate) fn holding(seg: &Segment, t: &Timing) -> Range<u64> {
+    let closing = seg.end.map_or(t.makespan, |e| t.end[e.index()]);
+    let acquire = seg
+        .users
+        .iter()
+        .map(|u| t.start[u.index()])
+        .fold(t.start[seg.start.index()], u64::min);
+    let release = seg
+        .users
+        .iter()
+        .map(|u| t.end[u.index()])
+        .fold(closing, u64::max);
+    acquire..release
 }
 
 fn sweep_tier(m: &Module, r: &Residencies, held: &[Held], out: &mut Vec<Violation>) -> u64 {

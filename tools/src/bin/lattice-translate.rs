@@ -13,6 +13,9 @@
 //! after every input was accepted, so a failure never creates, truncates or overwrites a file,
 //! inputs included; an exported trio is written all or nothing, and the files of an older export
 //! it does not replace are removed, so a directory never holds a mixed trio.
+//! `--export-trace IN.lir` writes the module's Chrome trace (`lattice_passes::trace`) to `-o`,
+//! streamed into its temporary; a module the independent replay finds invalid gets its
+//! violations, located, and no trace.
 //! Exit codes: 0 success, 1 invalid input (diagnostics on stderr), 2 bad usage.
 
 use clap::error::ErrorKind;
@@ -22,7 +25,9 @@ use lattice::error_limit::ErrorLimit;
 use lattice::input::parse_capacity;
 #[cfg(feature = "mlir")]
 use lattice::io::read_bytes;
-use lattice::io::{read_text, same_destination, write_all_or_nothing, write_atomic};
+use lattice::io::{
+    read_text, same_destination, stream_all_or_nothing, write_all_or_nothing, write_atomic,
+};
 #[cfg(feature = "mlir")]
 use lattice::split::SPLIT_MARKER;
 use lattice_lir::contest::{
@@ -32,6 +37,7 @@ use lattice_lir::contest::{
 use lattice_lir::diag::Severity;
 use lattice_lir::diag::{render_error, Located};
 use lattice_lir::{parse_module, print_module, verify_module, Module, VerifyError};
+use lattice_passes::trace::{traceable, write_trace};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -42,10 +48,10 @@ const TOOL: &str = "lattice-translate";
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/"
+    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/\n  lattice-translate --export-trace out.lir -o out.trace.json"
 )]
 // The MLIR modes exist in every build, so that a build without the bridge can say so.
-#[command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "lir_to_mlir", "mlir_to_lir"])))]
+#[command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "export_trace", "lir_to_mlir", "mlir_to_lir"])))]
 struct Cli {
     /// Import a contest JSON graph (`-` for stdin) and print it as LIR.
     #[arg(long, value_name = "CASE.json")]
@@ -53,6 +59,9 @@ struct Cli {
     /// Export a LIR module as contest files into the directory given by `-o`.
     #[arg(long, value_name = "IN.lir", requires = "output")]
     export_contest: Option<PathBuf>,
+    /// Write the Chrome trace (Perfetto, chrome://tracing, speedscope) of a valid LIR module to `-o` (default: stdout).
+    #[arg(long, value_name = "IN.lir")]
+    export_trace: Option<PathBuf>,
     /// Print a LIR module as MLIR of the `lattice` dialect (needs the `mlir` feature).
     #[arg(long, value_name = "IN.lir")]
     lir_to_mlir: Option<PathBuf>,
@@ -87,10 +96,11 @@ struct Failure(String);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match (&cli.import_contest, &cli.export_contest) {
-        (Some(json), _) => import(&cli, json),
-        (None, Some(lir)) => export(&cli, lir),
-        (None, None) => convert_mlir(&cli),
+    let result = match (&cli.import_contest, &cli.export_contest, &cli.export_trace) {
+        (Some(json), _, _) => import(&cli, json),
+        (None, Some(lir), _) => export(&cli, lir),
+        (None, None, Some(lir)) => export_trace(&cli, lir),
+        (None, None, None) => convert_mlir(&cli),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -281,10 +291,8 @@ fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
     if dir == Path::new("-") {
         usage("--export-contest writes up to three files; -o must name a directory, not `-`");
     }
-    let text = read(lir_path)?;
+    let (module, text) = parse_verified(cli, lir_path)?;
     let file = lir_path.display().to_string();
-    let module = parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?;
-    verified(&module, &file, &text, cli.error_limit)?;
     let trio = export_trio(&module)
         .map_err(|e| Failure(render_contest(&e, &file, &text, &[], cli.error_limit)))?;
     let outputs = [
@@ -322,6 +330,33 @@ fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// `--export-trace`: the Chrome trace of a valid module, streamed into `-o` (atomically).
+fn export_trace(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
+    let output = cli.output.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if output != Path::new("-") {
+        check_not_input(&output, &[lir_path]);
+    }
+    let (module, text) = parse_verified(cli, lir_path)?;
+    let file = lir_path.display().to_string();
+    let timeline = traceable(&module)
+        .map_err(|d| Failure(render_all(&d, &file, Some(&text), cli.error_limit, TOOL)))?;
+    drop(text);
+    let mut fill = |out: &mut dyn std::io::Write| write_trace(&[(&module, &timeline)], out);
+    match stream_all_or_nothing(&mut [(&output, &mut fill)]) {
+        Err(e) if e.is_closed_stdout() => Ok(()),
+        result => result.map_err(|e| Failure(format!("{TOOL}: error: {e}\n"))),
+    }
+}
+
+/// Reads, parses and structurally verifies the LIR module at `path`; also returns its text.
+fn parse_verified(cli: &Cli, path: &Path) -> Result<(Module, String), Failure> {
+    let text = read(path)?;
+    let file = path.display().to_string();
+    let module = parse_module(&text).map_err(|e| Failure(render_error(&file, Some(&text), &e)))?;
+    verified(&module, &file, &text, cli.error_limit)?;
+    Ok((module, text))
 }
 
 /// Renders a contest error at the file it concerns: a solution file when it names one, else
