@@ -1,10 +1,9 @@
 //! The library behind `lattice-bench`: what it computes and draws, kept out of the binary so
 //! tests can call it as plain functions. Its own crate (not `lattice-tools`) so that building
-//! `lattice-opt` does not compile the plotting and progress-bar dependencies.
+//! `lattice-opt` does not compile the plotting and progress-bar dependencies. Its charts are
+//! `lattice_figures`', which `lattice-translate --export-svg` draws plans with too.
 //!
 //! - [`paper`]: `lattice-bench paper`, the paper's whole evaluation (report, results, figures);
-//! - [`figures`]: deterministic SVG charts (bars, residency maps, pipe activity, log-log lines,
-//!   log2 distributions) from plain data;
 //! - [`scale`]: `lattice-bench scale`, the pipeline's time and peak heap per stage on generated
 //!   DAGs of growing size;
 //! - [`alloc_meter`]: the counting global allocator `scale` reads its peak heap from.
@@ -14,6 +13,5 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod alloc_meter;
-pub mod figures;
 pub mod paper;
 pub mod scale;

@@ -30,10 +30,10 @@ pub use error::PaperError;
 use configs::{all_pipelines, FREEZE, LATTICE};
 use diagnostics::{diagnose, Diagnostics};
 use indicatif::{ProgressBar, ProgressStyle};
+use lattice_figures::PlanFigures;
 use lattice_lir::Module;
 use lattice_passes::order::{input_order, stable_order};
 use lattice_passes::verify::Metrics;
-use plots::CaseFigures;
 use run::Run;
 use serde::Serialize;
 use std::path::Path;
@@ -109,7 +109,7 @@ pub struct CaseResult {
     /// LATTICE's compile time per stage.
     pub times: StageTimes,
     /// The data behind its figures.
-    pub figures: CaseFigures,
+    pub figures: PlanFigures,
 }
 
 impl CaseResult {
@@ -205,7 +205,7 @@ fn second_phase(
             .collect(),
         diagnostics: diagnose(&freeze.module, &freeze.metrics, &lattice.metrics, &stable),
         times: StageTimes::of(lattice),
-        figures: CaseFigures::of(&freeze.module, &lattice.module),
+        figures: PlanFigures::of(&[&freeze.module, &lattice.module]),
     })
 }
 

@@ -1,14 +1,13 @@
 //! The report's figures: the data each one shows, taken from the runs, handed to the plotting
 //! library ([`crate::figures`]):
-//! - per workload, the address–time residency map of the L1+UB tiers under the `mpas,dlr` plan
-//!   (x: σ position, y: offset), and the per-pipe activity of Freeze and CPE on Freeze's time axis;
+//! - per workload, the pictures of its plans that `lattice-translate --export-svg` draws
+//!   ([`lattice_figures::PlanFigures`]): the residency map of every tier under the `mpas,dlr`
+//!   plan (x: σ position, y: offset, spills in red), and the per-pipe activity of Freeze and CPE;
 //! - across workloads: the end-to-end geometric means normalized to Base, LATTICE's reduction
 //!   against the best external method, the stage and order studies, the workload mix, size and
 //!   span distributions, and the compile-time composition.
 //!
-//! Residencies are read off σ: an ALLOC or SPILL_IN opens one at its offset, a SPILL_OUT or FREE
-//! closes it. Activity comes from the timing engine's start times. Deterministic except the
-//! compile-time figure. O(V + E) per workload plus the plotting.
+//! Deterministic except the compile-time figure. O(V + E) per workload plus the plotting.
 
 use super::configs::LATTICE;
 use super::error::PaperError;
@@ -16,12 +15,7 @@ use super::metric::Metric;
 use super::results::{Results, Study};
 use super::workload::CLASSES;
 use super::{CaseResult, StageTimes};
-use crate::figures::{
-    grouped_bars, log2_distribution, pipe_activity, residency_map, stacked_bars, ActivityPanel,
-    Block, FigureError, Interval, ResidencyPanel, Series,
-};
-use lattice_lir::{Module, OpKind};
-use lattice_passes::timing::{evaluate, FixedGraph, PipeOrder, Times};
+use lattice_figures::{grouped_bars, log2_distribution, stacked_bars, FigureError, Series};
 use std::path::Path;
 
 /// A written figure: its caption and file name (relative to the output directory).
@@ -31,129 +25,6 @@ pub struct Figure {
     pub caption: String,
     /// The SVG's file name.
     pub file: String,
-}
-
-/// The per-workload figure data.
-#[derive(Clone, Debug)]
-pub struct CaseFigures {
-    /// One panel per non-staging tier (L1, UB) of the Freeze plan.
-    pub residency: Vec<ResidencyPanel>,
-    /// The target's pipes.
-    pub pipes: Vec<String>,
-    /// Freeze's and CPE's pipe activity.
-    pub activity: Vec<ActivityPanel>,
-    /// Freeze's makespan: the shared time axis.
-    pub horizon: u64,
-}
-
-impl CaseFigures {
-    /// The figure data of a workload's Freeze plan and its CPE refinement.
-    pub fn of(freeze: &Module, refined: &Module) -> CaseFigures {
-        let freeze_times = sigma_times(freeze);
-        CaseFigures {
-            residency: residencies(freeze),
-            pipes: freeze.target.pipes.clone(),
-            horizon: freeze_times.as_ref().map_or(0, |t| t.makespan),
-            activity: vec![
-                activity("Freeze", freeze, freeze_times.as_ref()),
-                activity("CPE", refined, sigma_times(refined).as_ref()),
-            ],
-        }
-    }
-}
-
-/// Start and end of every op of `module` under σ's own pipe order (its Freeze timing); `None`
-/// only for a σ whose pipe order closes a cycle, which a verified plan never has.
-fn sigma_times(module: &Module) -> Option<Times> {
-    let graph = FixedGraph::of(module);
-    evaluate(&graph, Some(&PipeOrder::of_sigma(&graph, &module.schedule))).ok()
-}
-
-/// The residencies of `module`'s non-staging tiers along σ.
-fn residencies(module: &Module) -> Vec<ResidencyPanel> {
-    let steps = module.schedule.len() as u64;
-    let mut panels: Vec<Option<ResidencyPanel>> = module
-        .target
-        .tiers
-        .iter()
-        .map(|t| {
-            (!t.staging).then(|| ResidencyPanel {
-                tier: t.name.clone(),
-                capacity: t.capacity,
-                steps,
-                blocks: Vec::new(),
-            })
-        })
-        .collect();
-    // Per buffer, the start and offset of its open residency.
-    let mut open: Vec<Option<(u64, u64)>> = vec![None; module.buffers.len()];
-    let close = |panels: &mut [Option<ResidencyPanel>], residency: Option<(u64, u64)>, b, to| {
-        if let Some((from, offset)) = residency {
-            let buffer: &lattice_lir::Buffer = &module.buffers[b];
-            if let Some(panel) = &mut panels[buffer.tier.index()] {
-                panel.blocks.push(Block {
-                    from,
-                    to,
-                    offset,
-                    size: buffer.size,
-                });
-            }
-        }
-    };
-    for (position, &id) in module.schedule.iter().enumerate() {
-        let at = position as u64;
-        match module.op(id).kind {
-            OpKind::Alloc {
-                buffer,
-                offset: Some(offset),
-            }
-            | OpKind::SpillIn { buffer, offset, .. } => {
-                open[buffer.index()] = Some((at, offset));
-            }
-            OpKind::SpillOut { buffer, .. } | OpKind::Free { buffer } => {
-                close(
-                    &mut panels,
-                    open[buffer.index()].take(),
-                    buffer.index(),
-                    at + 1,
-                );
-            }
-            _ => {}
-        }
-    }
-    for (b, residency) in open.into_iter().enumerate() {
-        close(&mut panels, residency, b, steps);
-    }
-    panels.into_iter().flatten().collect()
-}
-
-/// Every timed op of `module` as an interval on its pipe, at `times`.
-fn activity(label: &str, module: &Module, times: Option<&Times>) -> ActivityPanel {
-    let mut intervals = Vec::new();
-    if let Some(t) = times {
-        for (i, op) in module.ops.iter().enumerate() {
-            if let Some(pipe) = op.kind.pipe() {
-                if t.end[i] > t.start[i] {
-                    intervals.push(Interval {
-                        pipe: module.target.pipes[pipe.index()].clone(),
-                        start: t.start[i],
-                        end: t.end[i],
-                    });
-                }
-            }
-        }
-    }
-    ActivityPanel {
-        label: label.into(),
-        intervals,
-    }
-}
-
-/// A file-name-safe form of a workload name.
-fn slug(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 /// Geometric means of every configuration of `study` against configuration `reference`, as one
@@ -299,24 +170,16 @@ pub fn draw(results: &[CaseResult], r: &Results, out: &Path) -> Result<Vec<Figur
 
     for c in results {
         let name = &c.workload.name;
-        let file = format!("residency-{}.svg", slug(name));
-        let drawn = residency_map(
-            &out.join(&file),
-            &format!("{name}: address-time residency of the mpas,dlr plan"),
-            &c.figures.residency,
-        );
-        add(file, format!("{name}: L1 and UB residency map"), drawn)?;
-        let file = format!("activity-{}.svg", slug(name));
-        let drawn = pipe_activity(
-            &out.join(&file),
-            &format!("{name}: pipe activity, Freeze vs CPE ({LATTICE})"),
-            &c.figures.pipes,
-            &c.figures.activity,
-            c.figures.horizon,
-        );
+        let drawn = c.figures.draw_residency(out).map(|_| ());
         add(
-            file,
-            format!("{name}: per-pipe activity, Freeze vs CPE"),
+            c.figures.residency_file(),
+            format!("{name}: residency map of every tier, the mpas,dlr plan (spills in red)"),
+            drawn,
+        )?;
+        let drawn = c.figures.draw_activity(out).map(|_| ());
+        add(
+            c.figures.activity_file(),
+            format!("{name}: per-pipe activity, Freeze (planned) vs CPE (refined, {LATTICE})"),
             drawn,
         )?;
     }
@@ -342,53 +205,4 @@ pub fn draw(results: &[CaseResult], r: &Results, out: &Path) -> Result<Vec<Figur
     );
     add(file, "compile-time composition (measured)".into(), drawn)?;
     Ok(figures)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::paper::run::run;
-
-    #[test]
-    fn residencies_cover_every_buffer_of_the_plan_once_per_residency() {
-        let case = crate::paper::example();
-        let plan = run(&case, "mpas,dlr").expect("plans").module;
-        let panels = residencies(&plan);
-        let tiers: Vec<&str> = panels.iter().map(|p| p.tier.as_str()).collect();
-        assert_eq!(tiers, ["L1", "UB"]);
-        let blocks: usize = panels.iter().map(|p| p.blocks.len()).sum();
-        let non_staging = plan
-            .buffers
-            .iter()
-            .filter(|b| !plan.target.tiers[b.tier.index()].staging)
-            .count();
-        let reloads = plan
-            .ops
-            .iter()
-            .filter(|op| {
-                matches!(op.kind, OpKind::SpillIn { buffer, .. }
-                    if !plan.target.tiers[plan.buffer(buffer).tier.index()].staging)
-            })
-            .count();
-        assert_eq!(blocks, non_staging + reloads);
-        for p in &panels {
-            for b in &p.blocks {
-                assert!(b.from < b.to && b.to <= p.steps && b.offset + b.size <= p.capacity);
-            }
-        }
-    }
-
-    #[test]
-    fn activity_spans_every_timed_op() {
-        let case = crate::paper::example();
-        let plan = run(&case, "mpas,dlr").expect("plans").module;
-        let panel = activity("Freeze", &plan, sigma_times(&plan).as_ref());
-        let timed = plan.ops.iter().filter(|op| op.kind.cycles() > 0).count();
-        assert_eq!(panel.intervals.len(), timed);
-        let horizon = lattice_passes::timing::timing(&plan)
-            .expect("times")
-            .freeze
-            .makespan;
-        assert!(panel.intervals.iter().all(|i| i.end <= horizon));
-    }
 }

@@ -162,7 +162,7 @@ pub enum ScaleError {
     Io(#[from] lattice::io::IoError),
     /// Drawing the figure failed.
     #[error(transparent)]
-    Figure(#[from] crate::figures::FigureError),
+    Figure(#[from] lattice_figures::FigureError),
     /// JSON serialization failed.
     #[error("cannot serialize the results: {0}")]
     Json(#[from] serde_json::Error),

@@ -7,8 +7,8 @@
 //! O(sizes · stages).
 
 use super::{ScaleError, ScaleReport, Stage};
-use crate::figures::{log_log, Line};
 use lattice::io::write_atomic;
+use lattice_figures::{log_log, Line};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -15,7 +15,10 @@
 //! it does not replace are removed, so a directory never holds a mixed trio.
 //! `--export-trace IN.lir` writes the module's Chrome trace (`lattice_passes::trace`) to `-o`,
 //! streamed into its temporary; a module the independent replay finds invalid gets its
-//! violations, located, and no trace.
+//! violations, located, and no trace. `--export-svg A.lir [B.lir …] -o DIR` (feature `svg`)
+//! draws `DIR/activity-<module>.svg` (the pipe activity of every module given, on one time axis)
+//! and `DIR/residency-<module>.svg` (the first's residency map per tier, spills marked), the
+//! pictures `lattice-bench paper` draws for each case (`lattice_figures::PlanFigures`).
 //! Exit codes: 0 success, 1 invalid input (diagnostics on stderr), 2 bad usage.
 
 use clap::error::ErrorKind;
@@ -48,10 +51,10 @@ const TOOL: &str = "lattice-translate";
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/\n  lattice-translate --export-trace out.lir -o out.trace.json"
+    after_help = "Examples:\n  lattice-translate --import-contest Conv_Case0.json -o conv0.lir\n  lattice-translate --import-contest FA0.json --schedule FA0_schedule.txt --memory FA0_memory.txt --spill FA0_spill.txt -o fa0.lir\n  lattice-translate --export-contest out.lir -o results/\n  lattice-translate --export-trace out.lir -o out.trace.json\n  lattice-translate --export-svg planned.lir refined.lir -o figures/"
 )]
 // The MLIR modes exist in every build, so that a build without the bridge can say so.
-#[command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "export_trace", "lir_to_mlir", "mlir_to_lir"])))]
+#[command(group(ArgGroup::new("mode").required(true).args(["import_contest", "export_contest", "export_trace", "export_svg", "lir_to_mlir", "mlir_to_lir"])))]
 struct Cli {
     /// Import a contest JSON graph (`-` for stdin) and print it as LIR.
     #[arg(long, value_name = "CASE.json")]
@@ -62,6 +65,9 @@ struct Cli {
     /// Write the Chrome trace (Perfetto, chrome://tracing, speedscope) of a valid LIR module to `-o` (default: stdout).
     #[arg(long, value_name = "IN.lir")]
     export_trace: Option<PathBuf>,
+    /// Draw the pipe activity of LIR modules (plans of one workload) and the residency map of the first as SVGs into the directory `-o` (needs the `svg` feature).
+    #[arg(long, value_name = "IN.lir", num_args = 1.., requires = "output")]
+    export_svg: Vec<PathBuf>,
     /// Print a LIR module as MLIR of the `lattice` dialect (needs the `mlir` feature).
     #[arg(long, value_name = "IN.lir")]
     lir_to_mlir: Option<PathBuf>,
@@ -100,6 +106,7 @@ fn main() -> ExitCode {
         (Some(json), _, _) => import(&cli, json),
         (None, Some(lir), _) => export(&cli, lir),
         (None, None, Some(lir)) => export_trace(&cli, lir),
+        (None, None, None) if !cli.export_svg.is_empty() => export_svg(&cli),
         (None, None, None) => convert_mlir(&cli),
     };
     match result {
@@ -285,12 +292,7 @@ fn import(cli: &Cli, json_path: &Path) -> Result<(), Failure> {
 }
 
 fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
-    let Some(dir) = cli.output.as_deref() else {
-        usage("--export-contest needs -o DIR");
-    };
-    if dir == Path::new("-") {
-        usage("--export-contest writes up to three files; -o must name a directory, not `-`");
-    }
+    let dir = export_dir(cli, "--export-contest", "up to three files")?;
     let (module, text) = parse_verified(cli, lir_path)?;
     let file = lir_path.display().to_string();
     let trio = export_trio(&module)
@@ -304,8 +306,7 @@ fn export(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
     for (kind, _) in &outputs {
         check_not_input(&path_of(kind), &[lir_path]);
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure(format!("{TOOL}: error: {}: {e}\n", dir.display())))?;
+    create_dir(dir)?;
     // The trio is one unit: all of it is written or none, and a file of an older export that
     // this one does not have (an unplanned module has no memory or spill file) is removed, so
     // the directory never holds a mixed trio.
@@ -348,6 +349,58 @@ fn export_trace(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
         Err(e) if e.is_closed_stdout() => Ok(()),
         result => result.map_err(|e| Failure(format!("{TOOL}: error: {e}\n"))),
     }
+}
+
+/// `--export-svg`: the pipe activity of the modules and the residency map of the first, drawn
+/// into the directory `-o` once every input was read and verified.
+#[cfg(feature = "svg")]
+fn export_svg(cli: &Cli) -> Result<(), Failure> {
+    let dir = export_dir(cli, "--export-svg", "two files")?;
+    let modules = cli
+        .export_svg
+        .iter()
+        .map(|path| parse_verified(cli, path).map(|(module, _)| module))
+        .collect::<Result<Vec<Module>, Failure>>()?;
+    let figures = lattice_figures::PlanFigures::of(&modules.iter().collect::<Vec<_>>());
+    let inputs: Vec<&Path> = cli.export_svg.iter().map(PathBuf::as_path).collect();
+    for file in [figures.residency_file(), figures.activity_file()] {
+        check_not_input(&dir.join(file), &inputs);
+    }
+    let failed = |e: lattice_figures::FigureError| Failure(format!("{TOOL}: error: {e}\n"));
+    create_dir(dir)?;
+    // The residency map first: a plan with a block outside its tier fails there, before the
+    // activity chart (which cannot fail) is written.
+    figures.draw_residency(dir).map_err(failed)?;
+    figures.draw_activity(dir).map_err(failed)?;
+    Ok(())
+}
+
+/// Without the plotting crate, `--export-svg` only says how to get it.
+#[cfg(not(feature = "svg"))]
+fn export_svg(_: &Cli) -> Result<(), Failure> {
+    usage(
+        "--export-svg: this build of lattice-translate has no plotting; build it with the \
+         `svg` feature (`cargo install --path tools --features svg`, or `cargo build -p \
+         lattice-tools --features svg`)",
+    )
+}
+
+/// The directory `-o` of an export that writes `what`.
+fn export_dir<'a>(cli: &'a Cli, flag: &str, what: &str) -> Result<&'a Path, Failure> {
+    let Some(dir) = cli.output.as_deref() else {
+        usage(&format!("{flag} needs -o DIR"));
+    };
+    if dir == Path::new("-") {
+        usage(&format!(
+            "{flag} writes {what}; -o must name a directory, not `-`"
+        ));
+    }
+    Ok(dir)
+}
+
+fn create_dir(dir: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure(format!("{TOOL}: error: {}: {e}\n", dir.display())))
 }
 
 /// Reads, parses and structurally verifies the LIR module at `path`; also returns its text.

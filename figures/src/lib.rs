@@ -1,4 +1,7 @@
-//! SVG figures from plain data: one function per figure kind, each writing one file.
+//! Deterministic SVG figures: one function per figure kind, each writing one file from plain
+//! data, and [`plan`], the pictures of any plan (its pipe activity and per-tier residency map)
+//! that `lattice-translate --export-svg` writes and `lattice-bench paper` draws for each case.
+//! A crate of its own, so that `lattice-opt` builds without the plotting stack.
 //!
 //! Kinds, one file each: [`grouped_bars`], [`stacked_bars`], [`residency_map`],
 //! [`pipe_activity`], [`log_log`] and [`log2_distribution`]; [`cover`] merges the many small
@@ -26,6 +29,7 @@ pub mod cover;
 pub mod distribution;
 pub mod grouped;
 pub mod lines;
+pub mod plan;
 pub mod residency;
 pub mod stacked;
 
@@ -33,6 +37,7 @@ pub use activity::{pipe_activity, ActivityPanel, Interval};
 pub use distribution::log2_distribution;
 pub use grouped::grouped_bars;
 pub use lines::{log_log, Line};
+pub use plan::PlanFigures;
 pub use residency::{residency_map, Block, ResidencyPanel};
 pub use stacked::stacked_bars;
 
@@ -123,6 +128,8 @@ pub const PALETTE: [RGBColor; 10] = [
 
 /// Fill of resident blocks in residency maps.
 pub const RESIDENT: RGBColor = RGBColor(0x2f, 0x6f, 0xb5);
+/// Fill of residencies that a spill ends or a reload begins, in residency maps.
+pub const SPILLED: RGBColor = RGBColor(0xd6, 0x27, 0x28);
 /// Busy compute pipes in activity maps.
 pub const COMPUTE: RGBColor = RGBColor(0xf2, 0x8e, 0x2b);
 /// Busy data-movement (MTE) pipes in activity maps.

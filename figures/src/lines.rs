@@ -109,7 +109,7 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::testing::{count, has_text, scratch, svg};
+    use crate::testing::{count, has_text, scratch, svg};
 
     fn lines() -> Vec<Line> {
         vec![

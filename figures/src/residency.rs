@@ -1,19 +1,19 @@
 //! Address–time residency maps: one panel per tier, stacked vertically; x is the σ position as
 //! a fraction of σ's length, y the address as a fraction of the tier's capacity; every residency
-//! a blue block, free space white.
+//! a blue block, the ones a spill ends or a reload begins red (spills marked), free space white.
 //!
 //! Blocks are mapped to whole pixels with integer arithmetic (each at least one pixel wide and
 //! high, so a one-step or one-byte residency stays visible), and each panel draws the union of
 //! its blocks as few disjoint rectangles ([`cover`]), which keeps Matmul_Case1's thousands of
-//! residencies well under 1 MB. A block outside its panel (past σ's end or the capacity, or
+//! residencies well under 1 MB; red is drawn over blue. A block outside its panel (past σ's end or the capacity, or
 //! empty) is a [`FigureError::Panel`]. Deterministic; O(blocks · panel height + panel pixels).
 
 use super::cover::{cover, PixelRect};
-use super::RESIDENT;
 use super::{
     caption_font, drawing, fill_and_frame, format_value, label_font, name, render, titled,
     FigureError,
 };
+use super::{draw_legend, Swatch, LEGEND_WIDTH, RESIDENT, SPILLED};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -28,6 +28,8 @@ pub struct Block {
     pub offset: u64,
     /// Bytes.
     pub size: u64,
+    /// A SPILL_OUT ends it or a SPILL_IN begins it.
+    pub spill: bool,
 }
 
 /// One tier's panel.
@@ -70,6 +72,7 @@ pub fn residency_map(
             let mut chart = ChartBuilder::on(&area)
                 .caption(caption, caption_font())
                 .margin(12)
+                .margin_right(16 + LEGEND_WIDTH)
                 .x_label_area_size(40)
                 .y_label_area_size(64)
                 .build_cartesian_2d(0.0..1.0, 0.0..1.0)
@@ -89,8 +92,16 @@ pub fn residency_map(
                 .map_err(drawing)?;
             let plot = chart.plotting_area().strip_coord_spec();
             let (w, h) = plot.dim_in_pixel();
-            let rects = cover(panel.blocks.iter().map(|b| pixels(panel, b, w, h)), w, h);
-            fill_and_frame(&plot, [(rects, RESIDENT)])?;
+            let layers = [(false, RESIDENT), (true, SPILLED)].map(|(spill, color)| {
+                let blocks = panel.blocks.iter().filter(|b| b.spill == spill);
+                (cover(blocks.map(|b| pixels(panel, b, w, h)), w, h), color)
+            });
+            fill_and_frame(&plot, layers)?;
+            let entries = [
+                ("resident".to_owned(), Swatch::Fill(RESIDENT)),
+                ("spilled or reloaded".to_owned(), Swatch::Fill(SPILLED)),
+            ];
+            draw_legend(&area, &plot, &entries)?;
         }
         Ok(())
     })
@@ -136,9 +147,10 @@ fn pixels(panel: &ResidencyPanel, b: &Block, w: u32, h: u32) -> PixelRect {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::testing::{count, has_text, scratch, svg};
+    use crate::testing::{count, has_text, scratch, svg};
 
     const FILL: &str = "fill=\"#2F6FB5\"";
+    const SPILL: &str = "fill=\"#D62728\"";
 
     fn panel(blocks: Vec<Block>) -> ResidencyPanel {
         ResidencyPanel {
@@ -155,6 +167,7 @@ mod tests {
             to,
             offset,
             size,
+            spill: false,
         }
     }
 
@@ -176,7 +189,9 @@ mod tests {
         }
         let text = svg(&a);
         assert_eq!(text, svg(&b));
-        assert_eq!(count(&a, FILL), 3);
+        // Each block, and the legend's swatch in each panel.
+        assert_eq!(count(&a, FILL), 3 + 2);
+        assert_eq!(count(&a, SPILL), 2);
         for label in [
             "Conv_Case0 residency",
             "L1 (capacity 4096 B, 2 residencies)",
@@ -197,7 +212,26 @@ mod tests {
             block(20, 21, 0, 1024),
         ];
         residency_map(&path, "merged", &[panel(touching)]).unwrap();
-        assert_eq!(count(&path, FILL), 1);
+        assert_eq!(count(&path, FILL), 1 + 1);
+    }
+
+    #[test]
+    fn spilled_residencies_are_marked_red() {
+        let dir = scratch("residency-spill");
+        let path = dir.join("s.svg");
+        let spilled = Block {
+            spill: true,
+            ..block(100, 200, 2048, 1024)
+        };
+        residency_map(
+            &path,
+            "spills",
+            &[panel(vec![block(0, 10, 0, 1024), spilled])],
+        )
+        .unwrap();
+        assert_eq!(count(&path, FILL), 1 + 1);
+        assert_eq!(count(&path, SPILL), 1 + 1);
+        assert!(has_text(&svg(&path), "spilled or reloaded"));
     }
 
     #[test]
@@ -230,7 +264,7 @@ mod tests {
         residency_map(&path, "nothing", &[]).unwrap();
         svg(&path);
         residency_map(&path, "no blocks", &[panel(vec![])]).unwrap();
-        assert_eq!(count(&path, FILL), 0);
+        assert_eq!(count(&path, FILL), 1, "the legend's swatch only");
     }
 
     #[test]

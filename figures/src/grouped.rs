@@ -71,7 +71,7 @@ pub fn grouped_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::testing::{count, has_text, scratch, svg};
+    use crate::testing::{count, has_text, scratch, svg};
 
     fn categories() -> Vec<String> {
         vec!["Conv_Case0".to_owned(), "Matmul_Case1".to_owned()]

@@ -82,7 +82,7 @@ pub fn stacked_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::testing::{count, has_text, scratch, svg};
+    use crate::testing::{count, has_text, scratch, svg};
 
     fn layers() -> Vec<Series> {
         vec![

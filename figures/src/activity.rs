@@ -168,7 +168,7 @@ fn pixels(i: &Interval, row: usize, rows: usize, horizon: u64, w: u32, h: u32) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::testing::{count, has_text, scratch, svg};
+    use crate::testing::{count, has_text, scratch, svg};
 
     const ORANGE: &str = "fill=\"#F28E2B\"";
     const TEAL: &str = "fill=\"#1F9E89\"";

@@ -122,7 +122,7 @@ pub fn log2_distribution(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::testing::{count, has_text, scratch, svg};
+    use crate::testing::{count, has_text, scratch, svg};
 
     #[test]
     fn buckets_are_powers_of_two_with_zero_apart() {
