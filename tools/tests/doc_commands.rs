@@ -40,6 +40,11 @@ const NOT_RUN: &[(Match, &str)] = &[
         "seeds the fuzzers' corpora inside fuzz/ (see `cd fuzz`)",
     ),
     (
+        Match::Contains("--export-svg"),
+        "needs the `svg` feature, which this crate's default build leaves out \
+         (tools/tests/export_svg.rs runs it on every shipped case)",
+    ),
+    (
         Match::Contains("mlir"),
         "needs the `mlir` feature (tools/tests/mlir_cli.rs runs the bridge's commands)",
     ),
