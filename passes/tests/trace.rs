@@ -265,6 +265,9 @@ fn plans_with_spills_event_by_event() {
     assert!(spilled > 0, "the tight tiers made some plan spill");
 }
 
+/// An argument's name and the test its value must pass.
+type ArgCheck = (&'static str, fn(&Value) -> bool);
+
 /// The fields each kind of event must have, with their types (a JSON schema, spelled out).
 fn check_schema(trace: &Value, module: &Module) {
     let is_uint = |v: &Value| v.is_u64();
@@ -282,44 +285,43 @@ fn check_schema(trace: &Value, module: &Module) {
         let object = e.as_object().expect("every event is an object");
         assert_eq!(e["pid"], 1, "{e}");
         assert!(is_str(&e["name"]), "{e}");
-        let (required, args): (&[&str], &[(&str, fn(&Value) -> bool)]) =
-            match e["ph"].as_str().unwrap() {
-                "M" if e["name"].as_str().unwrap().starts_with("thread_") => {
-                    (&["ph", "pid", "name", "tid", "args"], &[])
-                }
-                "M" => (&["ph", "pid", "name", "args"], &[]),
-                "X" => (
-                    &["ph", "pid", "name", "cat", "tid", "ts", "dur", "args"],
-                    &[
-                        ("op", |v| v.as_str().is_some_and(|s| s.starts_with('%'))),
-                        ("opcode", Value::is_string),
-                        ("buffers", |v| {
-                            v.as_array()
-                                .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string))
-                        }),
-                        ("tier", Value::is_string),
-                        ("sigma", Value::is_u64),
-                        ("cycles", Value::is_u64),
-                        ("phase", Value::is_string),
-                    ],
-                ),
-                "C" => (
-                    &["ph", "pid", "name", "ts", "args"],
-                    &[("bytes", Value::is_u64)],
-                ),
-                "i" => (
-                    &["ph", "pid", "name", "s", "tid", "ts", "args"],
-                    &[
-                        ("bytes", Value::is_u64),
-                        ("tiers", Value::is_string),
-                        ("op", Value::is_string),
-                        ("sigma", Value::is_u64),
-                    ],
-                ),
-                "s" => (&["ph", "pid", "name", "cat", "id", "tid", "ts"], &[]),
-                "f" => (&["ph", "pid", "name", "cat", "id", "tid", "ts", "bp"], &[]),
-                other => panic!("unexpected phase {other}: {e}"),
-            };
+        let (required, args): (&[&str], &[ArgCheck]) = match e["ph"].as_str().unwrap() {
+            "M" if e["name"].as_str().unwrap().starts_with("thread_") => {
+                (&["ph", "pid", "name", "tid", "args"], &[])
+            }
+            "M" => (&["ph", "pid", "name", "args"], &[]),
+            "X" => (
+                &["ph", "pid", "name", "cat", "tid", "ts", "dur", "args"],
+                &[
+                    ("op", |v| v.as_str().is_some_and(|s| s.starts_with('%'))),
+                    ("opcode", Value::is_string),
+                    ("buffers", |v| {
+                        v.as_array()
+                            .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string))
+                    }),
+                    ("tier", Value::is_string),
+                    ("sigma", Value::is_u64),
+                    ("cycles", Value::is_u64),
+                    ("phase", Value::is_string),
+                ],
+            ),
+            "C" => (
+                &["ph", "pid", "name", "ts", "args"],
+                &[("bytes", Value::is_u64)],
+            ),
+            "i" => (
+                &["ph", "pid", "name", "s", "tid", "ts", "args"],
+                &[
+                    ("bytes", Value::is_u64),
+                    ("tiers", Value::is_string),
+                    ("op", Value::is_string),
+                    ("sigma", Value::is_u64),
+                ],
+            ),
+            "s" => (&["ph", "pid", "name", "cat", "id", "tid", "ts"], &[]),
+            "f" => (&["ph", "pid", "name", "cat", "id", "tid", "ts", "bp"], &[]),
+            other => panic!("unexpected phase {other}: {e}"),
+        };
         let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
         let mut want = required.to_vec();
         keys.sort_unstable();
