@@ -1,7 +1,8 @@
 //! `order-search` on generated workloads (every shape, several sizes and seeds, the contest core
 //! and shrunk capacities that force spills) and on the shipped cases: every result is a legal,
 //! L0-exclusive order whose plan the independent verifier accepts; the back end run on it gives
-//! exactly the numbers the search reports; the result is the same at 1 and 2 threads; and it is
+//! exactly the numbers the search reports; the result is the same at 1 and 2 threads; the
+//! progress it tells is its budget and then every step spent; and it is
 //! never worse than MPAS's order on the objective, under the same back end.
 
 mod common;
@@ -12,10 +13,13 @@ use lattice_passes::cpe::refine;
 use lattice_passes::dlr::plan;
 use lattice_passes::generate::{generate_for, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, MpasOptions};
-use lattice_passes::search::{search, BackEnd, Budget, Measure, Objective, SearchOptions};
+use lattice_passes::search::{
+    search, BackEnd, Budget, Measure, Objective, Progress, SearchOptions, Silent,
+};
 use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
 use std::num::{NonZeroU32, NonZeroU64};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The back end run on `order` for real: the pipeline's metrics, after checking the plan.
 fn pipeline(m: &Module, order: &[OpId], back_end: &BackEnd) -> Measure {
@@ -50,6 +54,27 @@ fn objective_value(objective: Objective, m: &Measure) -> u64 {
     }
 }
 
+/// What the search told its progress: the budget, and the steps spent (from any thread).
+#[derive(Default)]
+struct Counted {
+    budget: AtomicU64,
+    spent: AtomicU64,
+}
+
+impl Progress for Counted {
+    fn budget(&self, total: u64, unit: &'static str) {
+        assert_eq!(unit, "steps");
+        assert_eq!(
+            self.budget.swap(total, Ordering::Relaxed),
+            0,
+            "the budget is told once"
+        );
+    }
+    fn advance(&self, amount: u64) {
+        self.spent.fetch_add(amount, Ordering::Relaxed);
+    }
+}
+
 /// Runs the search with `threads` 1 and 2 and checks everything the file header promises.
 fn check(m: &Module, objective: Objective, budget: u64, back_end: BackEnd) {
     let options = |threads: u32| SearchOptions {
@@ -60,8 +85,18 @@ fn check(m: &Module, objective: Objective, budget: u64, back_end: BackEnd) {
         time_limit: 0,
         back_end: back_end.clone(),
     };
-    let one = search(m, &options(1), &|| {}).expect("search succeeds");
-    let two = search(m, &options(2), &|| {}).expect("search succeeds");
+    let one = search(m, &options(1), &Silent).expect("search succeeds");
+    let progress = Counted::default();
+    let two = search(m, &options(2), &progress).expect("search succeeds");
+    assert_eq!(
+        (
+            progress.budget.load(Ordering::Relaxed),
+            progress.spent.load(Ordering::Relaxed)
+        ),
+        (budget, two.evaluations),
+        "{}: the progress told is not the budget and the steps spent",
+        m.name
+    );
     assert_eq!(
         one.order, two.order,
         "{}: thread count changed the result",

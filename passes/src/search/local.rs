@@ -23,6 +23,7 @@
 //! stream. Each step is one realization or an O(V) rotation, plus one evaluation.
 
 use super::options::Objective;
+use super::progress::Progress;
 use super::realize::{realize, TaskOrder};
 use super::repair::repair;
 use super::score::{key, Evaluator, Key, Measure};
@@ -58,8 +59,8 @@ pub(crate) struct Space<'a, 'm> {
     /// The precedence graph without L0 turns (the op phase's windows).
     pub(crate) graph: &'a Graph<'m>,
     pub(crate) deadline: Option<Instant>,
-    /// Called once per evaluation (progress).
-    pub(crate) tick: &'a (dyn Fn() + Sync),
+    /// Told of every step spent.
+    pub(crate) progress: &'a dyn Progress,
 }
 
 impl Space<'_, '_> {
@@ -70,7 +71,7 @@ impl Space<'_, '_> {
     /// Scores `order`; `None` when it is infeasible or sure to be rejected against `bound`.
     fn score(&self, order: &[OpId], bound: &Key, found: &mut Found) -> Option<(Key, Measure)> {
         found.evaluations += 1;
-        (self.tick)();
+        self.progress.advance(1);
         let measure = self.evaluator.measure(order, Some(bound))?;
         Some((key(self.evaluator.objective, &measure), measure))
     }
@@ -111,9 +112,7 @@ fn repair_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: 
     let mut order = found.order.clone();
     repair(space.graph, &mut order, rng, (steps - 1) * REPAIR_MOVES);
     found.evaluations += steps - 1;
-    for _ in 1..steps {
-        (space.tick)();
-    }
+    space.progress.advance(steps - 1);
     let bound = found.key;
     if let Some((k, measure)) = space.score(&order, &bound, found) {
         if k < found.key {
@@ -243,7 +242,7 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
         let Some((p, q)) = steered.or_else(|| random_move(graph, &movable, &order, &pos, rng))
         else {
             found.evaluations += 1;
-            (space.tick)();
+            space.progress.advance(1);
             continue;
         };
         relocate(graph, &mut order, &mut pos, p, q, &mut shifts);

@@ -28,6 +28,7 @@ mod local;
 pub mod options;
 pub mod pass;
 mod portfolio;
+pub mod progress;
 mod realize;
 mod repair;
 pub mod report;
@@ -38,6 +39,7 @@ mod tests;
 
 pub use options::{BackEnd, Budget, Objective, SearchOptions};
 pub use pass::OrderSearch;
+pub use progress::{Progress, Silent};
 pub use score::Measure;
 
 use crate::analysis::{bottom_levels, BottomLevels};
@@ -119,14 +121,14 @@ impl From<SearchError> for lattice::PassError {
     }
 }
 
-/// Searches an order of `module` (unplanned, structurally verified); `tick` is called once per
-/// step (progress reporting).
+/// Searches an order of `module` (unplanned, structurally verified), telling `progress` its
+/// budget and each step spent.
 pub fn search(
     module: &Module,
     options: &SearchOptions,
-    tick: &(dyn Fn() + Sync),
+    progress: &dyn Progress,
 ) -> Result<Searched, SearchError> {
-    search_with(module, &bottom_levels(module), options, tick)
+    search_with(module, &bottom_levels(module), options, progress)
 }
 
 /// [`search`] with the module's bottom levels already computed.
@@ -134,7 +136,7 @@ pub fn search_with(
     module: &Module,
     levels: &BottomLevels,
     options: &SearchOptions,
-    tick: &(dyn Fn() + Sync),
+    progress: &dyn Progress,
 ) -> Result<Searched, SearchError> {
     let clock = Instant::now();
     if module.phase.has_plan() {
@@ -166,6 +168,7 @@ pub fn search_with(
         .budget
         .steps(options.objective, module.ops.len(), members.len());
     members.truncate(usize::try_from(budget).unwrap_or(usize::MAX));
+    progress.budget(budget, "steps");
     let orders: Vec<Vec<OpId>> = members
         .iter()
         .map(|(_, start)| match start {
@@ -174,7 +177,7 @@ pub fn search_with(
         })
         .collect();
     let scores = parallel(threads, orders.len(), |i| {
-        tick();
+        progress.advance(1);
         evaluator.measure(&orders[i], None)
     });
     if scores[0].is_none() {
@@ -215,7 +218,7 @@ pub fn search_with(
         tasks: &tasks,
         graph: &graph,
         deadline,
-        tick,
+        progress,
     };
     let found = parallel(threads, chains, |c| {
         let share = left / chains as u64 + u64::from((c as u64) < left % chains as u64);

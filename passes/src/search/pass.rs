@@ -1,11 +1,11 @@
 //! The `order-search` pass: a thin wrapper over [`super::search_with`] that takes the bottom
 //! levels from the analysis manager, installs the order found as σ (phase `scheduled`), reports
 //! statistics and a remark naming the winning candidate, and draws a progress bar on stderr
-//! when stderr is a terminal (nothing otherwise). O(search).
+//! when stderr is a terminal (nothing otherwise): steps done of the budget and the time left
+//! ([`super::progress`]). O(search).
 
-use super::{score::value, search_with, SearchOptions};
+use super::{progress, score::value, search_with, SearchOptions};
 use crate::analysis::{pressure, BottomLevels};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lattice::OptionType;
 use lattice::{Pass, PassContext, PassError, RegisteredPass};
 use lattice_lir::Severity;
@@ -28,12 +28,9 @@ impl Pass for OrderSearch {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         let options = &self.0;
         let levels = cx.analysis::<BottomLevels>(module);
-        // The budget may be `auto`, sized once the portfolio is built: the bar counts steps.
-        let style = ProgressStyle::with_template("{spinner} order-search: {pos} steps, {elapsed}")
-            .map_err(|e| PassError::new(e.to_string()))?;
-        let bar =
-            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(style);
-        let found = search_with(module, &levels, options, &|| bar.inc(1))?;
+        // The search sizes the bar once its budget is known (`auto` waits for the portfolio).
+        let bar = progress::bar();
+        let found = search_with(module, &levels, options, &bar)?;
         bar.finish_and_clear();
         let objective = options.objective;
         cx.statistic(

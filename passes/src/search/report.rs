@@ -4,7 +4,7 @@
 //! bound of each plan's σ, plus the search's evaluations and wall time (the one column that
 //! varies between runs). O(cases · objectives · (search + 2 plans and bounds)).
 
-use super::{search, BackEnd, Objective, SearchError, SearchOptions};
+use super::{search, BackEnd, Objective, SearchError, SearchOptions, Silent};
 use crate::analysis::{bottom_levels, traffic_lower_bound};
 use crate::dlr::plan;
 use crate::order::{mpas_order, MpasOptions};
@@ -29,7 +29,7 @@ pub fn results_table(
                 objective,
                 ..options.clone()
             };
-            let found = search(case, &options, &|| {}).map_err(|e| (case.name.clone(), e))?;
+            let found = search(case, &options, &Silent).map_err(|e| (case.name.clone(), e))?;
             let name = objective.print_option();
             // The order the search measured as MPAS's (a failure there already failed it).
             let mpas =
