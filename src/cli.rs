@@ -20,7 +20,7 @@ use crate::input::parse_capacity;
 use crate::ir_printing::{IrPrinting, PassFilter};
 use crate::pipeline::{parse_pass_flag, parse_pipeline, Pipeline, PipelineErrorKind};
 use crate::registry::{MetricsFormat, Registry};
-use crate::report_to::{parse_report_to, ReportTo};
+use crate::report_to::{ReportTo, ReportToParser};
 use crate::statistics::StatisticsFormat;
 use crate::timing::TimingFormat;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -99,13 +99,13 @@ struct Flags {
     /// Write IR dumps as numbered files under DIR/<module>/ instead of stderr (alone: after every pass).
     #[arg(long, value_name = "DIR")]
     print_ir_tree_dir: Option<PathBuf>,
-    /// Report wall time per stage, pass and analysis: tree, list or json; `json:FILE` writes it to FILE.
-    #[arg(long, value_name = "FORMAT[:FILE]", num_args = 0..=1, require_equals = true, default_missing_value = "tree", value_parser = parse_report_to::<TimingFormat>)]
+    /// Report wall time per stage, pass and analysis; `FORMAT:FILE` writes it to FILE.
+    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "tree", value_parser = ReportToParser::<TimingFormat>::new())]
     timing: Option<ReportTo<TimingFormat>>,
-    /// Report the counters each pass keeps: text or json; `json:FILE` writes it to FILE.
-    #[arg(long, value_name = "FORMAT[:FILE]", num_args = 0..=1, require_equals = true, default_missing_value = "text", value_parser = parse_report_to::<StatisticsFormat>)]
+    /// Report the counters each pass keeps; `FORMAT:FILE` writes it to FILE.
+    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text", value_parser = ReportToParser::<StatisticsFormat>::new())]
     pass_statistics: Option<ReportTo<StatisticsFormat>>,
-    /// Write the Chrome trace (Perfetto, chrome://tracing, speedscope) of the resulting modules to FILE.
+    /// Write the Chrome trace of the resulting modules to FILE (Perfetto, chrome://tracing).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// On a pass failure, write the IR before that pass and the remaining pipeline to FILE.

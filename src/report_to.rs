@@ -6,7 +6,10 @@
 //! and reads like the `--metrics=FILE` flags. The format is the text before the first `:`, so a
 //! file name may hold colons of its own. O(length of the value).
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::ValueEnum;
+use std::ffi::OsStr;
+use std::marker::PhantomData;
 use std::path::PathBuf;
 
 /// A report's format and, when it goes to a file, the file.
@@ -48,6 +51,47 @@ pub fn parse_report_to<F: ValueEnum>(value: &str) -> Result<ReportTo<F>, String>
             format,
             file: file.map(PathBuf::from),
         }),
+    }
+}
+
+/// clap's parser of a report flag: [`parse_report_to`], with the formats listed as the flag's
+/// possible values in `--help` (which also keeps clap's long help layout).
+#[derive(Clone, Debug)]
+pub struct ReportToParser<F>(PhantomData<F>);
+
+impl<F> ReportToParser<F> {
+    /// The parser of `FORMAT[:FILE]` values of the formats `F`.
+    pub fn new() -> Self {
+        ReportToParser(PhantomData)
+    }
+}
+
+impl<F> Default for ReportToParser<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<F: ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for ReportToParser<F> {
+    type Value = ReportTo<F>;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<ReportTo<F>, clap::Error> {
+        StringValueParser::new()
+            .try_map(|text| parse_report_to::<F>(&text))
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            F::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
     }
 }
 
