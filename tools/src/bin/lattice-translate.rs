@@ -339,11 +339,14 @@ fn export_trace(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
     if output != Path::new("-") {
         check_not_input(&output, &[lir_path]);
     }
-    let (module, text) = parse_verified(cli, lir_path)?;
-    let file = lir_path.display().to_string();
-    let timeline = traceable(&module)
-        .map_err(|d| Failure(render_all(&d, &file, Some(&text), cli.error_limit, TOOL)))?;
-    drop(text);
+    // The text is not kept through the replay (a million-op module's is 77 MB): a module the
+    // replay rejects is read again to quote its lines.
+    let (module, _) = parse_verified(cli, lir_path)?;
+    let timeline = traceable(&module).map_err(|d| {
+        let text = read_text(lir_path).ok();
+        let file = lir_path.display().to_string();
+        Failure(render_all(&d, &file, text.as_deref(), cli.error_limit, TOOL))
+    })?;
     let mut fill = |out: &mut dyn std::io::Write| write_trace(&[(&module, &timeline)], out);
     match stream_all_or_nothing(&mut [(&output, &mut fill)]) {
         Err(e) if e.is_closed_stdout() => Ok(()),

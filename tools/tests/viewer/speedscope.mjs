@@ -38,7 +38,7 @@ const browser = await chromium.launch({
 });
 let status = 0;
 try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 400 } });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${base}/index.html#profileURL=${encodeURIComponent(`${base}/trace.json`)}`);
