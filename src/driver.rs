@@ -26,11 +26,11 @@ use crate::error_limit::{ErrorLimit, Limiter};
 use crate::expected::{check, parse_expected};
 use crate::host::{Host, Hosted, Outside, Parsed};
 use crate::input::{parse_source, read_input, Content, InputKind, LoadError};
-use crate::io::{stream_all_or_nothing, write_atomic, Fill};
+use crate::io::{bytes_stream, stream_all_or_nothing, write_atomic, Stream};
 use crate::ir_printing::{DumpSink, IrPrinting};
 use crate::manager::{PassManager, Session};
 use crate::pipeline::{parse_pipeline, Pipeline};
-use crate::registry::{MetricsFormat, Registry, Stream};
+use crate::registry::{MetricsFormat, Registry};
 use crate::report_to::ReportTo;
 use crate::reproducer::{header, parse_header};
 use crate::split::{split_input, Chunk, SPLIT_MARKER};
@@ -473,18 +473,10 @@ pub(crate) fn write_results(
     let writes: Vec<(&PathBuf, String)> = std::iter::once((&config.output, text.to_owned()))
         .chain(metrics)
         .collect();
-    let mut fills: Vec<(&Path, Stream<'_>)> = writes
+    let mut streams: Vec<(&Path, Stream<'_>)> = writes
         .iter()
-        .map(|(path, text)| {
-            let bytes = text.as_bytes();
-            let fill: Stream<'_> = Box::new(move |out: &mut dyn Write| out.write_all(bytes));
-            (path.as_path(), fill)
-        })
+        .map(|(path, text)| (path.as_path(), bytes_stream(text.as_bytes())))
         .chain(trace)
-        .collect();
-    let mut streams: Vec<(&Path, Fill<'_>)> = fills
-        .iter_mut()
-        .map(|(path, fill)| (*path, &mut **fill as Fill<'_>))
         .collect();
     match stream_all_or_nothing(&mut streams) {
         // The reader of stdout went away (`| head`): stop quietly, as Unix tools do.

@@ -109,7 +109,7 @@ impl Destination {
 
     /// Writes what `fill` produces here directly; `None` for a [`Destination::File`], which is
     /// staged.
-    fn write_in_place(&self, fill: Fill<'_>) -> Option<io::Result<()>> {
+    fn write_in_place(&self, fill: &mut Stream<'_>) -> Option<io::Result<()>> {
         let mut write = |out: &mut dyn Write| fill(out).and_then(|()| out.flush());
         Some(match self {
             Destination::Stdout => write(&mut io::stdout().lock()),
@@ -125,7 +125,7 @@ impl Destination {
 
 /// Produces a destination's bytes into the writer it is given, streaming them (see
 /// [`stream_all_or_nothing`]).
-pub type Fill<'a> = &'a mut dyn FnMut(&mut dyn Write) -> io::Result<()>;
+pub type Stream<'a> = Box<dyn FnMut(&mut dyn Write) -> io::Result<()> + 'a>;
 
 /// Writes `bytes` to `path` atomically, or to standard output for `-` (see the module header).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
@@ -184,22 +184,22 @@ fn staging_path(path: &Path) -> Result<PathBuf, IoError> {
 /// temporaries are renamed into place. What an in-place destination received before a later
 /// failure cannot be taken back; files are never left half-written or replaced.
 pub fn write_all_or_nothing(writes: &[(&Path, &[u8])]) -> Result<(), IoError> {
-    let mut fills: Vec<_> = writes
+    let mut streams: Vec<(&Path, Stream<'_>)> = writes
         .iter()
-        .map(|&(_, bytes)| move |out: &mut dyn Write| out.write_all(bytes))
-        .collect();
-    let mut streams: Vec<(&Path, Fill<'_>)> = writes
-        .iter()
-        .zip(&mut fills)
-        .map(|(&(path, _), fill)| (path, fill as Fill<'_>))
+        .map(|&(path, bytes)| (path, bytes_stream(bytes)))
         .collect();
     stream_all_or_nothing(&mut streams)
 }
 
-/// [`write_all_or_nothing`] with each destination's bytes streamed by a [`Fill`] into its
-/// temporary (or its device) instead of held in memory: large outputs such as traces. A fill
+/// The [`Stream`] that writes `bytes`.
+pub fn bytes_stream(bytes: &[u8]) -> Stream<'_> {
+    Box::new(move |out: &mut dyn Write| out.write_all(bytes))
+}
+
+/// [`write_all_or_nothing`] with each destination's bytes streamed by a [`Stream`] into its
+/// temporary (or its device) instead of held in memory: large outputs such as traces. A stream
 /// that fails counts as a failed write.
-pub fn stream_all_or_nothing(writes: &mut [(&Path, Fill<'_>)]) -> Result<(), IoError> {
+pub fn stream_all_or_nothing(writes: &mut [(&Path, Stream<'_>)]) -> Result<(), IoError> {
     let destinations: Vec<Destination> = writes.iter().map(|(p, _)| Destination::of(p)).collect();
     // (temporary, final file, the path as given for messages)
     let mut staged: Vec<(PathBuf, &Path, &Path)> = Vec::new();
@@ -231,7 +231,7 @@ pub fn stream_all_or_nothing(writes: &mut [(&Path, Fill<'_>)]) -> Result<(), IoE
         }
     }
     for ((path, fill), destination) in writes.iter_mut().zip(&destinations) {
-        if let Some(Err(e)) = destination.write_in_place(&mut **fill) {
+        if let Some(Err(e)) = destination.write_in_place(fill) {
             discard(&staged);
             return Err(located(path)(e));
         }

@@ -10,11 +10,11 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::host::Host;
+use crate::io::Stream;
 use crate::options::quote_if_needed;
 use crate::pass::PassInfo;
 use lattice_lir::Module;
 use std::fmt::Write as _;
-use std::io::{self, Write};
 
 /// How `--metrics` / `--metrics-text` want a module's metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,10 +28,7 @@ pub enum MetricsFormat {
 /// Computes and renders the metrics of a (final) module.
 pub type MetricsFn = fn(&Module, MetricsFormat) -> String;
 
-/// Streams bytes into the writer it is given (a trace, written by [`crate::io::stream_all_or_nothing`]).
-pub type Stream<'a> = Box<dyn FnMut(&mut dyn Write) -> io::Result<()> + 'a>;
-
-/// Checks that the final modules can be traced, then returns what writes their trace (`--trace`);
+/// Checks that the final modules can be traced, then returns what streams their trace (`--trace`);
 /// the diagnostics say why they cannot.
 pub type TraceFn = for<'a> fn(&'a [&'a Module]) -> Result<Stream<'a>, Vec<Diagnostic>>;
 

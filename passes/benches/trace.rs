@@ -1,9 +1,10 @@
 //! Speed of the Chrome trace export (issue target: the 1M-node generated plan in ≤ 3 s, streamed):
-//! the replay's timeline plus the trace written to a sink that counts its bytes, on the
-//! `mpas,dlr,cpe` plans of Matmul_Case1 and of generated attention-like DAGs of 100K and 1M
-//! nodes (the `lattice-bench scale` workload). The 1M plan is also written as LIR to
-//! `target/trace-bench/attention-1m.lir`, so that the whole `lattice-translate --export-trace`
-//! process can be timed and its peak memory read on it (docs/benchmarks.md gives the commands).
+//! the replay's timeline plus the trace written to a sink that counts its bytes (and, for the
+//! generated plans, each half alone), on the `mpas,dlr,cpe` plans of Matmul_Case1 and of
+//! generated attention-like DAGs of 100K and 1M nodes (the `lattice-bench scale` workload). The
+//! 1M plan is also written as LIR to `target/trace-bench/attention-1m.lir`, so that the whole
+//! `lattice-translate --export-trace` process can be timed and its peak memory read on it
+//! (docs/benchmarks.md gives the commands).
 //! Run with `cargo bench -p lattice-passes --bench trace`; needs `../shared` beside the checkout.
 
 mod common;
@@ -76,6 +77,14 @@ fn bench(c: &mut Criterion) {
         eprintln!("trace of the {nodes}-node plan: {} bytes", export(&m));
         group.bench_function(format!("generated-attention/{nodes}"), |b| {
             b.iter(|| export(&m))
+        });
+        // The two halves: the replay, and the streaming of the events it timed.
+        group.bench_function(format!("generated-attention/{nodes}/replay"), |b| {
+            b.iter(|| traceable(&m).expect("a valid plan"))
+        });
+        let timeline = traceable(&m).expect("a valid plan");
+        group.bench_function(format!("generated-attention/{nodes}/write"), |b| {
+            b.iter(|| write_trace(&[(&m, &timeline)], &mut Counting(0)).expect("writes"))
         });
     }
     group.finish();

@@ -27,7 +27,7 @@ pub mod trace;
 pub mod verify;
 
 use lattice::diagnostic::Diagnostic;
-use lattice::registry::Stream;
+use lattice::io::Stream;
 use lattice::{MetricsFormat, PassInfo, Registry};
 use lattice_lir::Module;
 

@@ -340,15 +340,24 @@ fn export_trace(cli: &Cli, lir_path: &Path) -> Result<(), Failure> {
         check_not_input(&output, &[lir_path]);
     }
     // The text is not kept through the replay (a million-op module's is 77 MB): a module the
-    // replay rejects is read again to quote its lines.
+    // replay rejects is read again to quote its lines (standard input cannot be).
     let (module, _) = parse_verified(cli, lir_path)?;
     let timeline = traceable(&module).map_err(|d| {
-        let text = read_text(lir_path).ok();
+        let text = (lir_path != Path::new("-"))
+            .then(|| read_text(lir_path).ok())
+            .flatten();
         let file = lir_path.display().to_string();
-        Failure(render_all(&d, &file, text.as_deref(), cli.error_limit, TOOL))
+        Failure(render_all(
+            &d,
+            &file,
+            text.as_deref(),
+            cli.error_limit,
+            TOOL,
+        ))
     })?;
-    let mut fill = |out: &mut dyn std::io::Write| write_trace(&[(&module, &timeline)], out);
-    match stream_all_or_nothing(&mut [(&output, &mut fill)]) {
+    let trace = Box::new(|out: &mut dyn std::io::Write| write_trace(&[(&module, &timeline)], out));
+    let written = stream_all_or_nothing(&mut [(&output, trace)]);
+    match written {
         Err(e) if e.is_closed_stdout() => Ok(()),
         result => result.map_err(|e| Failure(format!("{TOOL}: error: {e}\n"))),
     }
