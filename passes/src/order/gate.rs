@@ -31,6 +31,14 @@
 //! the gate's edges, the graph is acyclic, and a Kahn traversal of an acyclic graph emits every
 //! node whichever ready node its key picks.
 //!
+//! # When the input order is not well formed
+//! A renumbered input (the same DAG listed in another topological order) is usually outside that
+//! class: its ALLOCs can come in an order in which the turns close a cycle. The graph then takes
+//! its turns from an exclusive order derived from the graph alone (`super::exclusive`: the nested
+//! decomposition into staging groups, deadlock-free by the argument in its header), and the same
+//! proof applies with that order as σ'. Where the input's turns close no cycle they are kept, so
+//! every well-formed input (every shipped case) is ordered exactly as before.
+//!
 //! # When it is impossible
 //! An op naming two buffers of one staging tier forces both to be live at once; that is rejected
 //! up front ([`OrderError::SharedL0Tier`], at the op). Any other input outside the argument above

@@ -10,6 +10,7 @@
 //! O(V + E + operands + B log B) time and space.
 
 use super::error::{Link, OrderError};
+use super::exclusive::exclusive_order;
 use super::gate::{l0_turns, L0Turns};
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 
@@ -22,6 +23,42 @@ pub(crate) enum Role {
     Free(BufferId),
     /// Any other op.
     Work,
+}
+
+/// What the graph is assembled from, besides the edges.
+#[derive(Clone)]
+struct Parts {
+    position: Vec<usize>,
+    roles: Vec<Role>,
+    alloc_of: Vec<Option<OpId>>,
+    free_of: Vec<Option<OpId>>,
+}
+
+impl Parts {
+    fn of(module: &Module) -> Self {
+        let mut alloc_of = vec![None; module.buffers.len()];
+        let mut free_of = vec![None; module.buffers.len()];
+        let roles: Vec<Role> = module
+            .op_ids()
+            .map(|id| match module.op(id).kind {
+                OpKind::Alloc { buffer, .. } => {
+                    alloc_of[buffer.index()].get_or_insert(id);
+                    Role::Alloc(buffer)
+                }
+                OpKind::Free { buffer } => {
+                    free_of[buffer.index()].get_or_insert(id);
+                    Role::Free(buffer)
+                }
+                _ => Role::Work,
+            })
+            .collect();
+        Parts {
+            position: module.schedule_positions(),
+            roles,
+            alloc_of,
+            free_of,
+        }
+    }
 }
 
 /// The precedence graph of one module.
@@ -47,31 +84,46 @@ impl<'m> Graph<'m> {
 
     /// Builds the graph of `module`; `with_turns: false` leaves the L0 turns out, for a caller
     /// (the order search) that keeps L0 exclusivity by its own construction.
+    ///
+    /// The turns are the incoming σ's ([`super::gate`]) when they close no cycle; otherwise they
+    /// are taken from an order derived from the graph alone ([`super::exclusive`]), keyed like
+    /// the gate's witness σ' (incoming position, each FREE just after what it waits for), so a
+    /// renumbered input gets turns whenever the decomposition finds an exclusive order. When it
+    /// finds none either, the incoming turns stay and the traversal reports their cycle.
     pub(crate) fn build_with(module: &'m Module, with_turns: bool) -> Result<Self, OrderError> {
-        let n = module.ops.len();
-        let position = module.schedule_positions();
-        let mut alloc_of = vec![None; module.buffers.len()];
-        let mut free_of = vec![None; module.buffers.len()];
-        let roles: Vec<Role> = module
-            .op_ids()
-            .map(|id| match module.op(id).kind {
-                OpKind::Alloc { buffer, .. } => {
-                    alloc_of[buffer.index()].get_or_insert(id);
-                    Role::Alloc(buffer)
-                }
-                OpKind::Free { buffer } => {
-                    free_of[buffer.index()].get_or_insert(id);
-                    Role::Free(buffer)
-                }
-                _ => Role::Work,
-            })
-            .collect();
-        let turns = if with_turns {
-            l0_turns(module, &alloc_of, &position)?
-        } else {
-            L0Turns::none(module.buffers.len())
+        let parts = Parts::of(module);
+        if !with_turns || !module.target.l0_exclusive {
+            return Ok(Self::assemble(
+                module,
+                parts,
+                L0Turns::none(module.buffers.len()),
+            ));
+        }
+        let turns = l0_turns(module, &parts.alloc_of, &parts.position)?;
+        let graph = Self::assemble(module, parts.clone(), turns);
+        if graph.acyclic() {
+            return Ok(graph);
+        }
+        let bare = Self::assemble(module, parts.clone(), L0Turns::none(module.buffers.len()));
+        let Some(witness) = exclusive_order(&bare, &bare.reference_keys()) else {
+            return Ok(graph);
         };
+        let mut position = vec![0; witness.len()];
+        for (i, op) in witness.iter().enumerate() {
+            position[op.index()] = i;
+        }
+        let turns = l0_turns(module, &parts.alloc_of, &position)?;
+        Ok(Self::assemble(module, parts, turns))
+    }
 
+    fn assemble(module: &'m Module, parts: Parts, turns: L0Turns) -> Self {
+        let n = module.ops.len();
+        let Parts {
+            position,
+            roles,
+            alloc_of,
+            free_of,
+        } = parts;
         let mut edges: Vec<(OpId, OpId)> = Vec::with_capacity(module.dep_count() + 2 * n);
         for id in module.op_ids() {
             let op = module.op(id);
@@ -105,7 +157,7 @@ impl<'m> Graph<'m> {
                     .map(move |&v| (v, OpId::new(u)))
             }),
         );
-        Ok(Graph {
+        Graph {
             module,
             position,
             roles,
@@ -115,7 +167,52 @@ impl<'m> Graph<'m> {
             pred,
             free_of,
             turns,
-        })
+        }
+    }
+
+    /// Whether the graph has no cycle (a Kahn count). O(V + E).
+    fn acyclic(&self) -> bool {
+        let mut missing: Vec<usize> = (0..self.len())
+            .map(|v| self.preds(OpId::new(v)).len())
+            .collect();
+        let mut ready: Vec<OpId> = (0..self.len())
+            .filter(|&v| missing[v] == 0)
+            .map(OpId::new)
+            .collect();
+        let mut seen = 0;
+        while let Some(v) = ready.pop() {
+            seen += 1;
+            for &s in self.succs(v) {
+                missing[s.index()] -= 1;
+                if missing[s.index()] == 0 {
+                    ready.push(s);
+                }
+            }
+        }
+        seen == self.len()
+    }
+
+    /// The key of the gate's witness σ' per op: (incoming position, 0), and for a FREE
+    /// (position of the last op it waits for, 1), so each FREE sorts just after what it waits
+    /// for; the op's own position breaks ties.
+    pub(crate) fn reference_keys(&self) -> Vec<(usize, u8, usize)> {
+        (0..self.len())
+            .map(|v| {
+                let op = OpId::new(v);
+                let p = self.position[v];
+                match self.role(op) {
+                    Role::Free(_) => {
+                        let last = self
+                            .preds(op)
+                            .iter()
+                            .map(|q| self.position[q.index()])
+                            .max();
+                        (last.unwrap_or(p), 1, p)
+                    }
+                    _ => (p, 0, p),
+                }
+            })
+            .collect()
     }
 
     /// Number of nodes (ops).

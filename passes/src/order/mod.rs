@@ -2,14 +2,18 @@
 //! memory-first, critical-first), all one Kahn engine over one precedence graph with the L0 gate.
 //!
 //! Layout: `graph.rs` builds the precedence graph (dependencies, buffer lifetimes, L0 turns from
-//! `gate.rs`); `engine.rs` is the Kahn traversal with a pluggable selector; one file per policy;
+//! `gate.rs`, or from `exclusive.rs` — with `gated.rs` and `components.rs` — when the input's
+//! own turns close a cycle); `engine.rs` is the Kahn traversal with a pluggable selector; one file per policy;
 //! [`pass`] holds the `mpas` and `order` passes; [`table`] the order-sensitivity table. Every
 //! policy returns an order listing every op once, respecting every edge, L0-exclusive when the
 //! target asks — or an [`OrderError`], never a partial order.
 
+pub(crate) mod components;
 pub(crate) mod engine;
 mod error;
+pub(crate) mod exclusive;
 mod gate;
+mod gated;
 pub(crate) mod graph;
 mod pull;
 mod window;

@@ -19,7 +19,9 @@
 //! (without L0 turns) by incoming position, each FREE moved up to just after the last op it
 //! waits for. On a well-formed module (`crate::order::gate`) τ is the order the gate's proof
 //! calls σ', whose staging tiers are exclusive; a task's ops in τ order are its restriction, so
-//! they are exclusive too.
+//! they are exclusive too. When that order is not exclusive (a renumbered input), τ is the
+//! exclusive order the nested decomposition derives with the same keys
+//! (`crate::order::exclusive`), which is exclusive wherever it exists.
 //!
 //! Each main task also has a *flipped* op order: τ with every maximal run of consecutive,
 //! pairwise independent ops reversed (in a matmul step, the MOVE of the B tile before the MOVE
@@ -34,7 +36,10 @@
 //! Deterministic: tasks are numbered by the τ position of their first op. O((V + E) log V),
 //! plus O(R² · d) for the flipped orders (runs of R ops, out-degree d; R is 2 on the traces).
 
+use crate::analysis::pressure;
+use crate::order::components::{strongly_connected, Partition};
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
+use crate::order::exclusive::exclusive_order;
 use crate::order::graph::Graph;
 use crate::order::OrderError;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
@@ -90,19 +95,19 @@ impl Tasks {
         let staging = |b: BufferId| module.target.tier(module.buffer(b).tier).staging;
 
         // Union-find over staging buffers' lifecycles.
-        let mut parent: Vec<usize> = (0..n).collect();
+        let mut part = Partition::new(n);
         let mut anchor = vec![None; module.buffers.len()];
         for id in module.op_ids() {
             for &b in module.op(id).kind.buffers() {
                 if staging(b) {
                     match anchor[b.index()] {
                         None => anchor[b.index()] = Some(id.index()),
-                        Some(a) => union(&mut parent, a, id.index()),
+                        Some(a) => part.union(a, id.index()),
                     }
                 }
             }
         }
-        let component: Vec<usize> = (0..n).map(|v| find(&mut parent, v)).collect();
+        let component: Vec<usize> = (0..n).map(|v| part.find(v)).collect();
 
         // Merge components on cycles: SCCs of the component graph.
         let comp_edges: Vec<(usize, usize)> = (0..n)
@@ -297,107 +302,17 @@ fn flip_runs(graph: &Graph<'_>, ops: &[OpId]) -> Vec<OpId> {
     out
 }
 
-/// τ: Kahn by incoming position, a FREE keyed just after the last op it waits for.
+/// τ: Kahn by incoming position, a FREE keyed just after the last op it waits for — when that
+/// keeps every staging tier exclusive; otherwise (a renumbered input, say) the order the nested
+/// decomposition derives from the graph with the same keys (`crate::order::exclusive`).
 fn reference_order(graph: &Graph<'_>) -> Result<Vec<OpId>, OrderError> {
-    let keys: Vec<(usize, u8, usize)> = (0..graph.len())
-        .map(|v| {
-            let op = OpId::new(v);
-            let p = graph.position[v];
-            match graph.role(op) {
-                crate::order::graph::Role::Free(_) => {
-                    let last = graph
-                        .preds(op)
-                        .iter()
-                        .map(|q| graph.position[q.index()])
-                        .max();
-                    (last.unwrap_or(p), 1, p)
-                }
-                _ => (p, 0, p),
-            }
-        })
-        .collect();
-    traverse(graph, Lifecycle::Keyed, &mut KeyHeap::new(keys))
-}
-
-fn find(parent: &mut [usize], mut v: usize) -> usize {
-    while parent[v] != v {
-        parent[v] = parent[parent[v]];
-        v = parent[v];
+    let keys = graph.reference_keys();
+    let tau = traverse(graph, Lifecycle::Keyed, &mut KeyHeap::new(keys.clone()))?;
+    let module = graph.module;
+    if !module.target.l0_exclusive || pressure(module, &tau).l0_max_live <= 1 {
+        return Ok(tau);
     }
-    v
-}
-
-fn union(parent: &mut [usize], a: usize, b: usize) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra != rb {
-        parent[ra.max(rb)] = ra.min(rb);
-    }
-}
-
-/// The SCC id of each of `n` nodes (Tarjan, iterative, so deep graphs cannot overflow the stack).
-fn strongly_connected(n: usize, edges: &[(usize, usize)]) -> Vec<usize> {
-    let mut start = vec![0usize; n + 1];
-    for &(a, _) in edges {
-        start[a + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut adj = vec![0usize; edges.len()];
-    for &(a, b) in edges {
-        adj[fill[a]] = b;
-        fill[a] += 1;
-    }
-    const UNSEEN: usize = usize::MAX;
-    let (mut index, mut low, mut comp) = (vec![UNSEEN; n], vec![0; n], vec![UNSEEN; n]);
-    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
-    let (mut next_index, mut next_comp) = (0, 0);
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        let mut call: Vec<(usize, usize)> = vec![(root, start[root])];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&(v, edge)) = call.last() {
-            if edge < start[v + 1] {
-                if let Some(top) = call.last_mut() {
-                    top.1 += 1;
-                }
-                let w = adj[edge];
-                if index[w] == UNSEEN {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, start[w]));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            call.pop();
-            if let Some(&(parent, _)) = call.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp[w] = next_comp;
-                    if w == v {
-                        break;
-                    }
-                }
-                next_comp += 1;
-            }
-        }
-    }
-    comp
+    Ok(exclusive_order(graph, &keys).unwrap_or(tau))
 }
 
 /// A topological order of the task DAG, ready tasks taken by smallest number (first τ position).

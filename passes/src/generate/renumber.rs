@@ -1,0 +1,239 @@
+//! Renumbering: the same command DAG under other ids, for tests and benchmarks that check that
+//! no result depends on how a workload happens to be numbered.
+//!
+//! [`renumber`] gives op `order[i]` the id (arena index, name `%i` and σ position) `i`, and each
+//! buffer the id of its rank by the new position of its ALLOC (buffers without one follow, in
+//! their old order); dependencies are remapped and listed by the new id of the op they name.
+//! The result is isomorphic to the input: the same ops, buffers, sizes, tiers, pipes, cycles and
+//! edges, only named differently, with σ = `order`. `order` must list every op once in a
+//! topological order of the precedence graph (dependencies and buffer lifetimes), else the
+//! function refuses, naming the first op out of place.
+//!
+//! [`random_topological`] draws such an order uniformly among the ready ops at each step (a
+//! random Kahn traversal, deterministic by seed); another plan's σ is the other usual `order`
+//! (spill ops removed). The renumbered module is unplanned (`parsed`): a plan is bound to its ids.
+//!
+//! O(V + E + B log B) time, O(V + E + B) memory; the random order O(V + E) (a swap-remove
+//! ready list).
+
+use crate::order::graph::Graph;
+use crate::order::OrderError;
+use crate::rng::Rng;
+use lattice_lir::{BufferId, Dep, Module, OpId, OpKind, Phase};
+
+/// Why an order cannot renumber a module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RenumberError {
+    /// The order does not list every op exactly once.
+    #[error("the order lists {listed} ops for a module of {ops} ops, or lists one twice")]
+    NotAPermutation {
+        /// Entries of the order.
+        listed: usize,
+        /// Ops of the module.
+        ops: usize,
+    },
+    /// An op comes before something it waits for.
+    #[error("%{op} comes before %{waits_for}, which it waits for")]
+    NotTopological {
+        /// The op out of place (its old name).
+        op: u32,
+        /// What it waits for (its old name).
+        waits_for: u32,
+    },
+    /// The module's edges form a cycle or an op shares an L0 tier.
+    #[error(transparent)]
+    Order(#[from] OrderError),
+}
+
+/// `module` renumbered so that op `order[i]` becomes `%i` (see the header). Spill ops, which
+/// only a plan has, are dropped along with the plan.
+pub fn renumber(module: &Module, order: &[OpId]) -> Result<Module, RenumberError> {
+    let order: Vec<OpId> = order
+        .iter()
+        .copied()
+        .filter(|&op| !module.op(op).kind.is_spill())
+        .collect();
+    let graph = Graph::build_with(module, false)?;
+    let n = module.ops.len();
+    let mut new_id = vec![usize::MAX; n];
+    for (i, &op) in order.iter().enumerate() {
+        if new_id[op.index()] != usize::MAX {
+            return Err(RenumberError::NotAPermutation {
+                listed: order.len(),
+                ops: n,
+            });
+        }
+        new_id[op.index()] = i;
+    }
+    let spills = module.ops.iter().filter(|op| op.kind.is_spill()).count();
+    if order.len() + spills != n {
+        return Err(RenumberError::NotAPermutation {
+            listed: order.len(),
+            ops: n - spills,
+        });
+    }
+    for &op in &order {
+        if let Some(&p) = graph
+            .preds(op)
+            .iter()
+            .find(|p| new_id[p.index()] > new_id[op.index()])
+        {
+            return Err(RenumberError::NotTopological {
+                op: module.op(op).name,
+                waits_for: module.op(p).name,
+            });
+        }
+    }
+    let mut buffer_rank: Vec<(usize, usize)> = module
+        .buffer_ids()
+        .map(|b| (usize::MAX, b.index()))
+        .collect();
+    for (i, &op) in order.iter().enumerate() {
+        if let OpKind::Alloc { buffer, .. } = module.op(op).kind {
+            buffer_rank[buffer.index()].0 = buffer_rank[buffer.index()].0.min(i);
+        }
+    }
+    buffer_rank.sort_unstable();
+    let mut new_buffer = vec![BufferId::new(0); module.buffers.len()];
+    let mut out = Module::new(module.name.clone(), module.target.clone());
+    for (i, &(_, old)) in buffer_rank.iter().enumerate() {
+        new_buffer[old] = BufferId::new(i);
+        let mut buffer = module.buffers[old].clone();
+        buffer.name = i as u32;
+        buffer.loc = None;
+        out.add_buffer(buffer);
+    }
+    let map = |b: &BufferId| new_buffer[b.index()];
+    for (i, &id) in order.iter().enumerate() {
+        let op = module.op(id);
+        let kind = match &op.kind {
+            OpKind::Alloc { buffer, .. } => OpKind::Alloc {
+                buffer: map(buffer),
+                offset: None,
+            },
+            OpKind::Free { buffer } => OpKind::Free {
+                buffer: map(buffer),
+            },
+            OpKind::Compute {
+                opcode,
+                pipe,
+                cycles,
+                operands,
+            } => OpKind::Compute {
+                opcode: opcode.clone(),
+                pipe: *pipe,
+                cycles: *cycles,
+                operands: operands.iter().map(map).collect(),
+            },
+            // Filtered out above.
+            OpKind::SpillOut { .. } | OpKind::SpillIn { .. } => continue,
+        };
+        let mut deps: Vec<Dep> = op
+            .deps
+            .iter()
+            .filter(|d| d.op.index() < n && !module.op(d.op).kind.is_spill())
+            .filter(|d| d.kind == lattice_lir::DepKind::Precedence)
+            .map(|d| Dep {
+                op: OpId::new(new_id[d.op.index()]),
+                kind: d.kind,
+            })
+            .collect();
+        deps.sort_unstable_by_key(|d| d.op);
+        deps.dedup();
+        out.push_op(lattice_lir::Op {
+            name: i as u32,
+            kind,
+            deps,
+            loc: None,
+        });
+    }
+    out.phase = Phase::Parsed;
+    Ok(out)
+}
+
+/// A random topological order of `module`'s precedence graph (dependencies and buffer
+/// lifetimes, no L0 turns): at each step a uniformly drawn ready op. Deterministic by `seed`.
+pub fn random_topological(module: &Module, seed: u64) -> Result<Vec<OpId>, OrderError> {
+    let graph = Graph::build_with(module, false)?;
+    let n = graph.len();
+    let mut missing: Vec<usize> = (0..n).map(|v| graph.preds(OpId::new(v)).len()).collect();
+    let mut ready: Vec<OpId> = (0..n).filter(|&v| missing[v] == 0).map(OpId::new).collect();
+    let mut rng = Rng::new(seed);
+    let mut order = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        let op = ready.swap_remove(rng.range(0, ready.len() - 1));
+        order.push(op);
+        for &s in graph.succs(op) {
+            missing[s.index()] -= 1;
+            if missing[s.index()] == 0 {
+                ready.push(s);
+            }
+        }
+    }
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{generate, GenSpec, Shape};
+
+    #[test]
+    fn renumbering_keeps_the_dag_and_verifies() {
+        for shape in Shape::ALL {
+            let m = generate(&GenSpec {
+                shape,
+                nodes: 300,
+                seed: 4,
+            });
+            let order = random_topological(&m, 9).unwrap();
+            let r = renumber(&m, &order).unwrap();
+            lattice_lir::verify_module(&r).unwrap();
+            assert_eq!(r.ops.len(), m.ops.len());
+            assert_eq!(r.dep_count(), m.dep_count());
+            // Op i of the result is op order[i] of the input, under new names.
+            for (i, &old) in order.iter().enumerate() {
+                let (a, b) = (m.op(old), r.op(OpId::new(i)));
+                assert_eq!(a.kind.cycles(), b.kind.cycles());
+                assert_eq!(a.deps.len(), b.deps.len());
+                let sizes = |m: &Module, k: &OpKind| {
+                    k.buffers()
+                        .iter()
+                        .map(|&x| m.buffer(x).size)
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(sizes(&m, &a.kind), sizes(&r, &b.kind));
+            }
+            // Renumbering back by the inverse order gives the input again.
+            let mut back = vec![OpId::new(0); order.len()];
+            for (i, &old) in order.iter().enumerate() {
+                back[old.index()] = OpId::new(i);
+            }
+            let again = renumber(&r, &back).unwrap();
+            assert_eq!(again.ops.len(), m.ops.len());
+            assert_eq!(
+                lattice_lir::print_module(&again),
+                lattice_lir::print_module(&renumber(&m, &m.schedule).unwrap())
+            );
+        }
+    }
+
+    #[test]
+    fn orders_that_are_not_topological_are_refused() {
+        let m = generate(&GenSpec {
+            shape: Shape::Matmul,
+            nodes: 60,
+            seed: 1,
+        });
+        let mut reversed = m.schedule.clone();
+        reversed.reverse();
+        assert!(matches!(
+            renumber(&m, &reversed),
+            Err(RenumberError::NotTopological { .. })
+        ));
+        assert!(matches!(
+            renumber(&m, &m.schedule[1..]),
+            Err(RenumberError::NotAPermutation { .. })
+        ));
+    }
+}
