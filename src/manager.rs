@@ -1,7 +1,9 @@
 //! The pass manager: runs a [`Pipeline`] over one module with verification and instrumentation.
 //!
-//! For each pass, in order: dump before (if selected), build a fresh instance from its options, run
-//! it with the module's analysis manager, drop the analyses it did not preserve, check that the
+//! For each pass, in order: dump before (if selected), build a fresh instance from its options, show
+//! it the passes that follow ([`crate::Pass::follow`]; its warnings are reported), run it with the
+//! module's analysis manager and what the previous pass left for it ([`PassContext::leave`]: a
+//! hand-off reaches the next pass only), drop the analyses it did not preserve, check that the
 //! phase did not move back, verify the module (unless `verify_each` is off), then dump after and
 //! diff (if selected). Timing and statistics are recorded per pass instance.
 //!
@@ -143,6 +145,7 @@ impl PassManager {
     /// Runs the pipeline over `module`. Timing entries use slots `1..=n` (slot 0 is parsing).
     pub fn run(&self, module: &mut Module, session: &mut Session<'_>) -> Result<(), Failure> {
         let mut analyses = AnalysisManager::new();
+        let mut left = None;
         let count = self.pipeline.passes.len();
         for (index, spec) in self.pipeline.passes.iter().enumerate() {
             let number = index + 1;
@@ -178,10 +181,15 @@ impl PassManager {
                 }
             };
 
+            for warning in pass.follow(&self.pipeline.passes[index + 1..]) {
+                let diagnostic = Diagnostic::new(Severity::Warning, None, warning);
+                session.diagnostics.push(diagnostic);
+            }
             let phase_before = module.phase;
             let start = Instant::now();
-            let mut cx = PassContext::new(&mut analyses);
+            let mut cx = PassContext::new(&mut analyses).receiving(left.take());
             let result = pass.run(module, &mut cx);
+            left = cx.take_left();
             let (preserved, statistics, emitted) = cx.finish();
             let mut node = TimingNode::leaf(name, TimingKind::Pass, start.elapsed());
             for run in analyses.take_runs() {

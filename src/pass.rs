@@ -15,13 +15,23 @@
 
 use crate::analysis::{Analysis, AnalysisManager, Preserved};
 use crate::options::{OptionInfo, PassOptions};
+use crate::pipeline::PassSpec;
 use lattice_lir::{Module, OpId, Severity};
+use std::any::Any;
 use std::rc::Rc;
 
 /// A pass as the pass manager runs it.
 pub trait Pass {
     /// Runs the pass over `module`.
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError>;
+
+    /// Called once before `run` with the passes that follow this one in the pipeline being run
+    /// (none when the pass runs without a pipeline around it, as in an MLIR pass manager). A pass
+    /// whose result depends on what comes after it reads them here — the order search plans its
+    /// candidates with the passes that follow. Returns warnings for the user. Default: ignored.
+    fn follow(&mut self, _following: &[PassSpec]) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A pass that can be registered: its name, summary and options type.
@@ -138,6 +148,10 @@ pub struct PassContext<'a> {
     preserved: Preserved,
     statistics: Vec<Statistic>,
     diagnostics: Vec<PassDiagnostic>,
+    /// What the previous pass left for this one.
+    received: Option<Rc<dyn Any>>,
+    /// What this pass leaves for the next one.
+    left: Option<Rc<dyn Any>>,
 }
 
 impl<'a> PassContext<'a> {
@@ -148,7 +162,33 @@ impl<'a> PassContext<'a> {
             preserved: Preserved::None,
             statistics: Vec::new(),
             diagnostics: Vec::new(),
+            received: None,
+            left: None,
         }
+    }
+
+    /// The same context, handing the pass what the previous pass left ([`PassContext::leave`]).
+    pub fn receiving(mut self, left: Option<Rc<dyn Any>>) -> Self {
+        self.received = left;
+        self
+    }
+
+    /// What the pass just before this one in the pipeline left for it, if it is a `T`. A hand-off
+    /// reaches exactly the next pass: a pipeline runner passes on what [`PassContext::take_left`]
+    /// returns, and nothing else.
+    pub fn left_by_previous<T: Any>(&self) -> Option<&T> {
+        self.received.as_ref()?.downcast_ref::<T>()
+    }
+
+    /// Leaves `value` for the next pass of the pipeline (a choice the next pass must follow to
+    /// deliver what this one promised, like the victim key the order search scored with).
+    pub fn leave<T: Any>(&mut self, value: T) {
+        self.left = Some(Rc::new(value));
+    }
+
+    /// What this pass left for the next one (for pipeline runners).
+    pub fn take_left(&mut self) -> Option<Rc<dyn Any>> {
+        self.left.take()
     }
 
     /// The analysis `A` of `module` (cached when still valid).

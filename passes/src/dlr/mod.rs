@@ -72,6 +72,12 @@ lattice::pass_options! {
     }
 }
 
+/// The victim key a pass right before `dlr` chose for it (the order search, which scored its
+/// order with this key): `dlr` plans with it when its own `victim` is the default. Handed over
+/// through [`lattice::PassContext::leave`], so it reaches the next pass only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VictimChoice(pub Victim);
+
 /// Counters of one plan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DlrStats {

@@ -1,7 +1,8 @@
 //! The `dlr` pass: a thin wrapper over [`super::plan`] that replaces the module by its plan and
-//! reports the plan's counters as statistics. O(plan).
+//! reports the plan's counters as statistics. With `victim` at its default it takes the key the
+//! pass before it chose ([`VictimChoice`], left by `order-search`). O(plan).
 
-use super::{plan, DlrOptions};
+use super::{plan, DlrOptions, VictimChoice};
 use lattice::{Pass, PassContext, PassError, RegisteredPass};
 use lattice_lir::Module;
 
@@ -20,7 +21,13 @@ impl RegisteredPass for Dlr {
 
 impl Pass for Dlr {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
-        let planned = plan(module, &self.0)?;
+        let mut options = self.0.clone();
+        if let Some(&VictimChoice(victim)) = cx.left_by_previous::<VictimChoice>() {
+            if options.victim == DlrOptions::default().victim {
+                options.victim = victim;
+            }
+        }
+        let planned = plan(module, &options)?;
         let s = planned.stats;
         cx.statistic("spills", "SPILL_OUT events", s.spills);
         cx.statistic(

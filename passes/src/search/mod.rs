@@ -43,7 +43,7 @@ pub use progress::{Progress, Silent};
 pub use score::Measure;
 
 use crate::analysis::{bottom_levels, BottomLevels};
-use crate::dlr::{plan, DlrError};
+use crate::dlr::{plan, DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::OrderError;
 use lattice_lir::{Module, OpId, Phase};
@@ -58,6 +58,9 @@ use tasks::Tasks;
 pub const CHAINS: usize = 4;
 /// Orders besides MPAS's that go through the real back end at the end.
 pub const FINALISTS: usize = 4;
+/// For the makespan objective, further finalists: the best by the traffic key and by the peak
+/// key, each this many.
+pub const FINALISTS_PER_KEY: usize = 2;
 
 /// What a search found, with the numbers of the real back end.
 #[derive(Clone, Debug)]
@@ -66,8 +69,11 @@ pub struct Searched {
     pub order: Vec<OpId>,
     /// The pipeline's metrics for it.
     pub measure: Measure,
-    /// The pipeline's metrics for MPAS's order.
+    /// The pipeline's metrics for MPAS's order (under DLR's own victim key).
     pub mpas: Measure,
+    /// The victim key the back end's DLR planned the chosen order with (DLR's own unless the
+    /// back end searches the key, [`BackEnd::victim_search`]).
+    pub victim: Victim,
     /// Which candidate the winner came from: a portfolio member's name, or `chain-K`.
     pub winner: String,
     /// Portfolio members scored.
@@ -237,47 +243,54 @@ pub fn search_with(
     });
 
     // Finalists: MPAS, then the best distinct orders of the portfolio and the chains.
-    let mut pool: Vec<(Key, String, &[OpId])> = ranked
+    let mut pool: Vec<(Key, Measure, String, &[OpId])> = ranked
         .iter()
-        .map(|&(k, i)| (k, members[i].0.clone(), orders[i].as_slice()))
+        .map(|&(k, i)| {
+            let measure = scores[i].unwrap_or_default();
+            (k, measure, members[i].0.clone(), orders[i].as_slice())
+        })
         .collect();
     pool.extend(
         found
             .iter()
             .enumerate()
-            .map(|(c, f)| (f.key, format!("chain-{c}"), f.order.as_slice())),
+            .map(|(c, f)| (f.key, f.measure, format!("chain-{c}"), f.order.as_slice())),
     );
     pool.sort_by_key(|entry| entry.0);
-    let search_best = pool.first().map_or(u64::MAX, |(k, _, _)| k[0]);
-    let mut finalists: Vec<(String, &[OpId])> = vec![(members[0].0.clone(), orders[0].as_slice())];
-    for (_, name, order) in pool {
-        if finalists.len() > FINALISTS {
-            break;
-        }
-        if finalists.iter().all(|(_, o)| *o != order) {
-            finalists.push((name, order));
-        }
-    }
-    let finished = parallel(threads, finalists.len(), |i| {
-        evaluator.finish(finalists[i].1)
+    let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
+    let finalists = finalists(objective, &members[0].0, &orders[0], &pool);
+    let victims = options.back_end.victims();
+    let jobs: Vec<(usize, Victim)> = (0..finalists.len())
+        .flat_map(|f| victims.iter().map(move |&v| (f, v)))
+        .collect();
+    let finished = parallel(threads, jobs.len(), |j| {
+        let (f, victim) = jobs[j];
+        let back_end = options.back_end.with_victim(victim);
+        let evaluator = Evaluator {
+            back_end: &back_end,
+            ..evaluator
+        };
+        evaluator.finish(finalists[f].1)
     });
-    let mut finished = finished.into_iter();
-    let mpas = finished
-        .next()
-        .unwrap_or_else(|| evaluator.finish(finalists[0].1))?;
-    let (mut best_key, mut winner, mut measure) = (key(objective, &mpas), 0, mpas);
-    for (i, result) in finished.enumerate() {
+    // MPAS's order under DLR's own key comes first, so ties keep it.
+    let mut best: Option<(Key, usize)> = None;
+    let mut measures = Vec::with_capacity(jobs.len());
+    for (j, result) in finished.into_iter().enumerate() {
         let candidate = result?;
         let k = key(objective, &candidate);
-        if k < best_key {
-            (best_key, winner, measure) = (k, i + 1, candidate);
+        if best.is_none_or(|(b, _)| k < b) {
+            best = Some((k, j));
         }
+        measures.push(candidate);
     }
+    let winner = best.map_or(0, |(_, j)| j);
+    let (f, victim) = jobs[winner];
     Ok(Searched {
-        order: finalists[winner].1.to_vec(),
-        measure,
-        mpas,
-        winner: finalists[winner].0.clone(),
+        order: finalists[f].1.to_vec(),
+        measure: measures[winner],
+        mpas: measures[0],
+        victim,
+        winner: finalists[f].0.clone(),
         members: orders.len() as u64,
         evaluations: spent + found.iter().map(|f| f.evaluations).sum::<u64>(),
         improvements: found.iter().map(|f| f.improvements).sum(),
@@ -285,6 +298,42 @@ pub fn search_with(
         search_best,
         time: clock.elapsed(),
     })
+}
+
+/// The orders that go through the real back end: MPAS's first, then the best [`FINALISTS`]
+/// distinct ones of `pool` (sorted by the search-stage key). For the makespan objective, whose
+/// search stage ranks by Freeze's timing rather than CPE's, also the best [`FINALISTS_PER_KEY`]
+/// by the traffic key and by the peak key, so the real back end can pick a plan the other two
+/// objectives' rankings put first.
+fn finalists<'a>(
+    objective: Objective,
+    mpas_name: &str,
+    mpas: &'a [OpId],
+    pool: &[(Key, Measure, String, &'a [OpId])],
+) -> Vec<(String, &'a [OpId])> {
+    let mut finalists: Vec<(String, &[OpId])> = vec![(mpas_name.to_string(), mpas)];
+    let mut take = |ranking: &[&(Key, Measure, String, &'a [OpId])], count: usize| {
+        let mut taken = 0;
+        for (_, _, name, order) in ranking {
+            if taken == count {
+                break;
+            }
+            if finalists.iter().all(|(_, o)| o != order) {
+                finalists.push((name.clone(), order));
+                taken += 1;
+            }
+        }
+    };
+    let by_search: Vec<_> = pool.iter().collect();
+    take(&by_search, FINALISTS);
+    if objective == Objective::Makespan {
+        for other in [Objective::Traffic, Objective::Peak] {
+            let mut ranking: Vec<_> = pool.iter().collect();
+            ranking.sort_by_key(|entry| key(other, &entry.1));
+            take(&ranking, FINALISTS_PER_KEY);
+        }
+    }
+    finalists
 }
 
 /// `f(0..n)` on up to `threads` threads, results in index order (so the thread count changes

@@ -1,15 +1,17 @@
 //! The options of `order-search`: the objective, the budget, the seed, the threads, the time
 //! limit and the back end the search plans its candidates with.
 //!
-//! The back end is written as the pipeline that follows the search (`dlr{…}` or `dlr{…},cpe{…}`)
-//! and parsed with the registry's own pipeline parser and the two passes' own option types, so
-//! the search scores exactly what `order-search{…},dlr{…},cpe{…}` produces, and a misspelt
-//! option is rejected when the pipeline is parsed, like any other.
+//! The back end is, by default, the passes that follow the search in the pipeline being run
+//! (`back-end=pipeline`; the pass reads them in [`lattice::Pass::follow`]), so
+//! `order-search{…},dlr{…},cpe{…}` gives exactly the plan the search scored. Given explicitly it
+//! is written as a pipeline (`dlr{…}` or `dlr{…},cpe{…}`) and parsed with the registry's own
+//! pipeline parser and the two passes' own option types, so a misspelt option is rejected when
+//! the pipeline is parsed, like any other; the pass warns when the passes that follow differ.
 
 use crate::cpe::CpeOptions;
-use crate::dlr::DlrOptions;
+use crate::dlr::{DlrOptions, Victim};
 use lattice::options::{OptionType, PassOptions};
-use lattice::{option_enum, pass_options};
+use lattice::{option_enum, pass_options, PassSpec};
 use std::num::{NonZeroU32, NonZeroU64};
 
 option_enum! {
@@ -31,24 +33,93 @@ pub struct BackEnd {
     pub dlr: DlrOptions,
     /// CPE's options; `None` when the pipeline ends with DLR (makespan is then Freeze's).
     pub cpe: Option<CpeOptions>,
+    /// Whether this is the back end of the pipeline being run (`back-end=pipeline`, the default:
+    /// the passes that follow the search), rather than one given in the option.
+    pub following: bool,
+    /// Whether the search chooses DLR's victim key too (`paper` or `cost`) and hands its choice
+    /// to the `dlr` that follows: when the back end is the pipeline's and that `dlr` leaves
+    /// `victim` at its default.
+    pub victim_search: bool,
 }
 
 impl Default for BackEnd {
+    /// The back end of `order-search,dlr,cpe`: DLR's and CPE's defaults, the victim key searched.
     fn default() -> Self {
         BackEnd {
             dlr: DlrOptions::default(),
             cpe: Some(CpeOptions::default()),
+            following: true,
+            victim_search: true,
         }
+    }
+}
+
+impl BackEnd {
+    /// The back end the passes `following` the search make: the leading `dlr` and `cpe` specs,
+    /// the victim key searched when that `dlr` leaves it at its default; `None` when no `dlr`
+    /// comes right after the search.
+    pub fn of_following(following: &[PassSpec]) -> Option<BackEnd> {
+        let dlr_spec = following.first().filter(|p| p.name == "dlr")?;
+        let dlr = DlrOptions::from_pairs(&dlr_spec.options).ok()?;
+        let cpe = match following.get(1).filter(|p| p.name == "cpe") {
+            Some(spec) => Some(CpeOptions::from_pairs(&spec.options).ok()?),
+            None => None,
+        };
+        Some(BackEnd {
+            victim_search: dlr.victim == DlrOptions::default().victim,
+            dlr,
+            cpe,
+            following: true,
+        })
+    }
+
+    /// The back end with DLR's victim key set to `victim`.
+    pub fn with_victim(&self, victim: Victim) -> BackEnd {
+        let mut back_end = self.clone();
+        back_end.dlr.victim = victim;
+        back_end
+    }
+
+    /// The victim keys the search tries, DLR's own first.
+    pub fn victims(&self) -> Vec<Victim> {
+        let own = self.dlr.victim;
+        let mut keys = vec![own];
+        if self.victim_search {
+            keys.extend(
+                [Victim::Paper, Victim::Cost]
+                    .into_iter()
+                    .filter(|&v| v != own),
+            );
+        }
+        keys
+    }
+
+    /// The pipeline text of the passes: `dlr{…}` or `dlr{…},cpe{…}`.
+    pub fn spec(&self) -> String {
+        let spec = |name: &str, pairs: Vec<(String, String)>| {
+            let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{name}{{{}}}", body.join(" "))
+        };
+        let mut text = spec("dlr", self.dlr.pairs());
+        if let Some(cpe) = &self.cpe {
+            text.push(',');
+            text.push_str(&spec("cpe", cpe.pairs()));
+        }
+        text
     }
 }
 
 impl OptionType for BackEnd {
     fn describe() -> String {
-        "pipeline `dlr{…}` or `dlr{…},cpe{…}`".into()
+        "`pipeline` (the passes that follow) or a pipeline `dlr{…}` or `dlr{…},cpe{…}`".into()
     }
 
     fn parse_option(text: &str) -> Result<Self, String> {
-        let wrong = |why: String| format!("expected a back end `dlr{{…}}[,cpe{{…}}]`, {why}");
+        if text == "pipeline" {
+            return Ok(BackEnd::default());
+        }
+        let wrong =
+            |why: String| format!("expected `pipeline` or a back end `dlr{{…}}[,cpe{{…}}]`, {why}");
         let pipeline = lattice::parse_pipeline(text, &crate::REGISTRY)
             .map_err(|e| wrong(e.kind.to_string()))?;
         let names: Vec<&str> = pipeline.passes.iter().map(|p| p.name).collect();
@@ -61,20 +132,20 @@ impl OptionType for BackEnd {
             Some(spec) => Some(CpeOptions::from_pairs(&spec.options).map_err(wrong)?),
             None => None,
         };
-        Ok(BackEnd { dlr, cpe })
+        Ok(BackEnd {
+            dlr,
+            cpe,
+            following: false,
+            victim_search: false,
+        })
     }
 
     fn print_option(&self) -> String {
-        let spec = |name: &str, pairs: Vec<(String, String)>| {
-            let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{name}{{{}}}", body.join(" "))
-        };
-        let mut text = spec("dlr", self.dlr.pairs());
-        if let Some(cpe) = &self.cpe {
-            text.push(',');
-            text.push_str(&spec("cpe", cpe.pairs()));
+        if self.following {
+            "pipeline".into()
+        } else {
+            self.spec()
         }
-        text
     }
 }
 
@@ -156,7 +227,7 @@ pass_options! {
         /// Stop after this many seconds (0: no limit); a limit makes the result timing-dependent.
         #[range(0..=86400)]
         time_limit: u64 = 0,
-        /// The pipeline that follows, as the search plans its candidates with it.
+        /// The back end the search plans its candidates with: `pipeline` (the passes that follow it, with the victim key searched when `dlr` leaves it at its default) or `dlr{…}[,cpe{…}]`.
         back_end: BackEnd = BackEnd::default(),
     }
 }

@@ -1,13 +1,16 @@
-//! The `order-search` pass: a thin wrapper over [`super::search_with`] that takes the bottom
-//! levels from the analysis manager, installs the order found as σ (phase `scheduled`), reports
-//! statistics and a remark naming the winning candidate, and draws a progress bar on stderr
-//! when stderr is a terminal (nothing otherwise): steps done of the budget and the time left
-//! ([`super::progress`]). O(search).
+//! The `order-search` pass: a thin wrapper over [`super::search_with`] that takes its back end
+//! from the passes that follow it ([`Pass::follow`]) unless `back-end` is given, takes the bottom
+//! levels from the analysis manager, installs the order found as σ (phase `scheduled`), leaves
+//! the victim key it chose for the `dlr` that follows ([`VictimChoice`]) when it searched the
+//! key, reports statistics and a remark naming the winning candidate, and draws a progress bar
+//! on stderr when stderr is a terminal (nothing otherwise): steps done of the budget and the
+//! time left ([`super::progress`]). O(search).
 
-use super::{progress, score::value, search_with, SearchOptions};
+use super::{progress, score::value, search_with, BackEnd, SearchOptions};
 use crate::analysis::{pressure, BottomLevels};
+use crate::dlr::VictimChoice;
 use lattice::OptionType;
-use lattice::{Pass, PassContext, PassError, RegisteredPass};
+use lattice::{Pass, PassContext, PassError, PassSpec, RegisteredPass};
 use lattice_lir::Severity;
 use lattice_lir::{Module, Phase};
 
@@ -25,6 +28,33 @@ impl RegisteredPass for OrderSearch {
 }
 
 impl Pass for OrderSearch {
+    /// The back end is the passes that follow, unless `back-end` was given; a given one that
+    /// differs from them gets a warning, since the plan they build may not be the one scored.
+    fn follow(&mut self, following: &[PassSpec]) -> Vec<String> {
+        let back_end = &mut self.0.back_end;
+        let ahead = BackEnd::of_following(following);
+        if back_end.following {
+            // Nothing to hand a victim choice to: DLR's default key, as a later `dlr` uses.
+            *back_end = ahead.unwrap_or(BackEnd {
+                victim_search: false,
+                ..BackEnd::default()
+            });
+            return Vec::new();
+        }
+        match ahead {
+            Some(ahead) if (&ahead.dlr, &ahead.cpe) != (&back_end.dlr, &back_end.cpe) => {
+                vec![format!(
+                    "order-search scores with back-end=\"{}\" but the passes that follow are `{}`: \
+                     the plan they build may not be the one scored; leave `back-end` out to \
+                     score with them",
+                    back_end.spec(),
+                    ahead.spec()
+                )]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     fn run(&mut self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<(), PassError> {
         let options = &self.0;
         let levels = cx.analysis::<BottomLevels>(module);
@@ -69,13 +99,22 @@ impl Pass for OrderSearch {
             Severity::Remark,
             None,
             format!(
-                "order-search: {} {} (MPAS {}) from `{}`",
+                "order-search: {} {} (MPAS {}) from `{}`{}",
                 objective.print_option(),
                 value(objective, &found.measure),
                 value(objective, &found.mpas),
-                found.winner
+                found.winner,
+                if options.back_end.victim_search {
+                    format!(", victim={}", found.victim.print_option())
+                } else {
+                    String::new()
+                }
             ),
         );
+        if options.back_end.victim_search {
+            // The `dlr` that follows plans with the key the winner was scored with.
+            cx.leave(VictimChoice(found.victim));
+        }
         module.schedule = found.order;
         module.phase = Phase::Scheduled;
         cx.preserve::<BottomLevels>();

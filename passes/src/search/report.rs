@@ -34,17 +34,25 @@ pub fn results_table(
             // The order the search measured as MPAS's (a failure there already failed it).
             let mpas =
                 mpas_order(case, &bottom_levels(case), &MpasOptions::default()).unwrap_or_default();
-            for (label, m, order, evaluations, seconds) in [
-                ("mpas", &found.mpas, &mpas, String::new(), String::new()),
+            for (label, m, order, evaluations, seconds, victim) in [
+                (
+                    "mpas",
+                    &found.mpas,
+                    &mpas,
+                    String::new(),
+                    String::new(),
+                    options.back_end.dlr.victim,
+                ),
                 (
                     "order-search",
                     &found.measure,
                     &found.order,
                     found.evaluations.to_string(),
                     format!("{:.2}", found.time.as_secs_f64()),
+                    found.victim,
                 ),
             ] {
-                let bound = bound(case, order, &options.back_end);
+                let bound = bound(case, order, &options.back_end.with_victim(victim));
                 let _ = writeln!(
                     md,
                     "| {} | {name} | {label} | {} | {} | {bound} | {} | {} | {evaluations} | {seconds} |",
