@@ -45,7 +45,6 @@ use lattice_passes::analysis::bottom_levels;
 use lattice_passes::baselines::baseline_table;
 use lattice_passes::cpe::report::results_tables as cpe_tables;
 use lattice_passes::dlr::report::{results_table, Row};
-use lattice_passes::generate::Shape;
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use lattice_passes::search::report::results_table as search_table;
 use lattice_passes::search::{Objective, SearchOptions};
@@ -124,9 +123,10 @@ enum Command {
             default_values_t = DEFAULT_NODES
         )]
         nodes: Vec<usize>,
-        /// Shape of the generated DAGs: matmul, attention, conv or random.
-        #[arg(long, default_value_t = Shape::Attention)]
-        shape: Shape,
+        /// Shape of the DAGs: generated (matmul, attention, conv, random) or a stress workload on
+        /// one buffer (chain, fan-in, fan-out).
+        #[arg(long, default_value = "attention")]
+        shape: scale::Workload,
         /// Seed of the generator.
         #[arg(long, default_value_t = 1)]
         seed: u64,

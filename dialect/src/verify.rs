@@ -30,7 +30,6 @@ use crate::diag::{Loc, Located};
 use crate::ids::{BufferId, OpId};
 use crate::lifecycle::{missing_lifecycle_deps, Missing};
 use crate::module::{DepKind, Module, OpKind, Phase};
-use std::collections::HashMap;
 use std::fmt;
 
 /// One broken invariant, at the op or buffer it concerns.
@@ -391,19 +390,20 @@ impl Verifier<'_> {
     }
 
     fn names(&mut self) {
-        let mut seen = HashMap::new();
-        for id in self.m.op_ids() {
-            let name = self.m.op(id).name;
-            if seen.insert(name, id).is_some() {
-                self.at_op(id, VerifyErrorKind::DuplicateOp { name });
-            }
+        let m = self.m;
+        for id in repeated(m.ops.iter().map(|op| op.name)) {
+            let op = OpId::new(id);
+            self.at_op(
+                op,
+                VerifyErrorKind::DuplicateOp {
+                    name: m.op(op).name,
+                },
+            );
         }
-        let mut seen = HashMap::new();
-        for id in self.m.buffer_ids() {
-            let name = self.m.buffer(id).name;
-            if seen.insert(name, id).is_some() {
-                self.at_buffer(id, VerifyErrorKind::DuplicateBuffer { name });
-            }
+        for id in repeated(m.buffers.iter().map(|b| b.name)) {
+            let buffer = BufferId::new(id);
+            let name = m.buffer(buffer).name;
+            self.at_buffer(buffer, VerifyErrorKind::DuplicateBuffer { name });
         }
     }
 
@@ -774,4 +774,18 @@ impl Verifier<'_> {
         let op = self.m.op(id).name;
         self.at_op(id, VerifyErrorKind::SpillSequence { op, problem });
     }
+}
+
+/// The indices of the names that repeat an earlier one, in index order. Sorting the names
+/// rather than hashing them: a million of them are checked after every pass. O(n log n).
+fn repeated(names: impl Iterator<Item = u32>) -> Vec<usize> {
+    let mut sorted: Vec<(u32, usize)> = names.enumerate().map(|(i, n)| (n, i)).collect();
+    sorted.sort_unstable();
+    let mut out: Vec<usize> = sorted
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1].1)
+        .collect();
+    out.sort_unstable();
+    out
 }

@@ -17,8 +17,11 @@
 //! pipeline's, near-linear in the nodes (see the `cpe` bench).
 
 pub mod report;
+pub mod stress;
+pub mod workload;
 
 pub use report::{markdown, write_outputs};
+pub use workload::Workload;
 
 use crate::alloc_meter;
 use indicatif::ProgressBar;
@@ -26,7 +29,6 @@ use lattice_lir::{Module, Phase};
 use lattice_passes::analysis::bottom_levels;
 use lattice_passes::cpe::{refine_with, CpeOptions};
 use lattice_passes::dlr::{plan, DlrOptions};
-use lattice_passes::generate::{generate, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::timing::timing;
 use lattice_passes::verify::{replay, ReplayOptions};
@@ -39,8 +41,8 @@ pub const DEFAULT_NODES: [usize; 5] = [10_000, 30_000, 100_000, 300_000, 1_000_0
 /// What to measure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScaleSpec {
-    /// The generated workloads' shape.
-    pub shape: Shape,
+    /// The workloads' shape.
+    pub shape: Workload,
     /// Node counts, run in this order.
     pub nodes: Vec<usize>,
     /// The generator's seed.
@@ -175,13 +177,8 @@ pub fn run(spec: &ScaleSpec, progress: &ProgressBar) -> Result<ScaleReport, Scal
         .nodes
         .iter()
         .map(|&nodes| {
-            let gen = GenSpec {
-                shape: spec.shape,
-                nodes,
-                seed: spec.seed,
-            };
-            progress.set_message(gen.module_name());
-            measure_one(&gen, progress)
+            progress.set_message(format!("{}-n{nodes}", spec.shape));
+            measure_one(spec, nodes, progress)
         })
         .collect::<Result<_, _>>()?;
     progress.finish_and_clear();
@@ -212,15 +209,17 @@ fn stage<T>(
     out
 }
 
-fn measure_one(gen: &GenSpec, progress: &ProgressBar) -> Result<Run, ScaleError> {
-    let module = gen.module_name();
+fn measure_one(spec: &ScaleSpec, nodes: usize, progress: &ProgressBar) -> Result<Run, ScaleError> {
+    let mut stages = Vec::with_capacity(Stage::ALL.len());
+    let mut graph: Module = stage(Stage::Generate, &mut stages, progress, || {
+        spec.shape.build(nodes, spec.seed)
+    });
+    let module = graph.name.clone();
     let fail = |stage: Stage, e: &dyn std::fmt::Display| ScaleError::Stage {
         module: module.clone(),
         stage: stage.name(),
         message: e.to_string(),
     };
-    let mut stages = Vec::with_capacity(Stage::ALL.len());
-    let mut graph: Module = stage(Stage::Generate, &mut stages, progress, || generate(gen));
     let (nodes, edges) = (graph.schedule.len() as u64, graph.dep_count() as u64);
     let order = stage(Stage::Mpas, &mut stages, progress, || {
         mpas_order(&graph, &bottom_levels(&graph), &MpasOptions::default())

@@ -11,7 +11,10 @@
 //! dependencies σ implies, spills, traffic, peaks no higher) and the makespan strictly lower. The constraint graph (`constraints`) is G_fixed plus residency containment and the
 //! spill export order, so the exported memory and spill files stay byte-identical.
 //!
-//! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted).
+//! The output is the accepted σ in phase `refined` (Freeze's σ when nothing was accepted). When
+//! Freeze's makespan is already at the floor no order can beat — G_fixed's critical path, or the
+//! work of the busiest pipe — Freeze is the result at once (a chain of ops on one pipe, say),
+//! without building the seed or searching.
 //! Deterministic: the work runs in op ids that are Freeze positions (`canonical`; the graphs are
 //! built in them, the module is not copied), and every choice is keyed by times, keys and those
 //! ids, so the result does not depend on how the
@@ -150,6 +153,14 @@ pub fn refine_with(
         };
         untimeable(module, fallback)
     })?;
+    if freeze.freeze.makespan <= makespan_floor(&freeze.graph, &freeze.fixed) {
+        // No pipe order beats a makespan at the floor and acceptance takes only a strictly lower
+        // one, so the result is Freeze's: the seed and the search could only be turned down.
+        let clock = Instant::now();
+        let mut result = unchanged(module, valid_metrics(module)?);
+        result.stats.time = clock.elapsed();
+        return Ok(result);
+    }
     std::thread::scope(|scope| {
         let replayed = scope.spawn(|| valid_metrics(module));
         let prepared = prepare(module, canon, freeze, options);
@@ -254,21 +265,8 @@ fn improve(
         [freeze_metrics.physical_peak, freeze_metrics.logical_peak],
         "the footprint's peaks along Freeze's σ are the replay's"
     );
-    let mut metrics = freeze_metrics.clone();
-    metrics.phase = Phase::Refined.to_string();
     let mut best = Incumbent {
-        result: Refinement {
-            module: Module {
-                phase: Phase::Refined,
-                ..module.clone()
-            },
-            metrics,
-            stats: CpeStats {
-                freeze_makespan: freeze_metrics.makespan,
-                final_makespan: freeze_metrics.makespan,
-                ..CpeStats::default()
-            },
-        },
+        result: unchanged(module, freeze_metrics.clone()),
         sigma: freeze_sigma,
     };
     let logical_budget = logical_budget(options, freeze_metrics.logical_peak);
@@ -331,6 +329,36 @@ fn improve(
     });
     best.result.stats.time = clock.elapsed();
     Ok(best.result)
+}
+
+/// No makespan under any pipe order is below the floor: G_fixed's critical path (its earliest
+/// timing `fixed`), nor the work of the busiest pipe. O(V).
+fn makespan_floor(graph: &FixedGraph, fixed: &Times) -> u64 {
+    let mut busy = vec![0u64; graph.pipe_count()];
+    for v in (0..graph.len()).map(OpId::new) {
+        if let Some(b) = graph.pipe(v).and_then(|p| busy.get_mut(p.index())) {
+            *b = b.saturating_add(graph.cycles(v));
+        }
+    }
+    busy.into_iter().fold(fixed.makespan, u64::max)
+}
+
+/// Freeze as the refinement (σ kept, phase `refined`), with its verified metrics.
+fn unchanged(module: &Module, freeze_metrics: Metrics) -> Refinement {
+    let mut metrics = freeze_metrics;
+    metrics.phase = Phase::Refined.to_string();
+    Refinement {
+        module: Module {
+            phase: Phase::Refined,
+            ..module.clone()
+        },
+        stats: CpeStats {
+            freeze_makespan: metrics.makespan,
+            final_makespan: metrics.makespan,
+            ..CpeStats::default()
+        },
+        metrics,
+    }
 }
 
 /// The result so far and its σ in Freeze positions.
