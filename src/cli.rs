@@ -367,6 +367,10 @@ fn host_pipeline_of(
         return Err(lattice_error);
     };
     if let Some(missing) = host.missing {
+        // A near miss of a lattice pass is a typo: the bridge would not help.
+        if unknown.contains("did you mean") {
+            return Err(lattice_error);
+        }
         return Err(format!(
             "{lattice_error}note: pipelines with {} passes beside lattice's need the {} bridge: \
              {missing}\n",

@@ -10,7 +10,10 @@
 //!   case succeeded (`io::write_all_or_nothing`), so a failing run — including one whose metrics
 //!   file cannot be written — leaves no output file (and never touches its input);
 //! - the exit code is 0 on success, 1 when the input, the IR or a pass failed (or the expected
-//!   diagnostics did not match); usage errors (2) are the CLI's;
+//!   diagnostics did not match), 2 for a usage error: the CLI's, or a `--capacity` naming a tier
+//!   the input's target lacks (found only once the input is read);
+//! - with `-split-input-file`, the output of every case that succeeded goes to standard output (or
+//!   a device) even when another case failed, as mlir-opt prints it; a file output is not written;
 //! - dumps, diagnostics and reports go to the error stream; only the resulting IR goes to the output
 //!   (and `--metrics` reports and the `--trace` to their own destinations, after the IR when both
 //!   are stdout; `--timing` and `--pass-statistics` to a file of their own when given one, each
@@ -217,12 +220,14 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         statistics: Statistics::default(),
         dump_name: String::new(),
     };
-    let mut outputs = Vec::new();
+    // Each case's output, `None` for a case that failed.
+    let mut outputs: Vec<Option<String>> = Vec::new();
     // The resulting modules, kept for the trace.
     let mut traced: Vec<Module> = Vec::new();
     let mut reports: Vec<Vec<String>> = vec![Vec::new(); config.metrics.len()];
     let mut output_time = Duration::ZERO;
     let mut failed = false;
+    let mut usage = false;
     let mut reproducer_written = false;
     let mut limiter = Limiter::new(config.error_limit);
     let mut numbered = 0;
@@ -231,9 +236,11 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         let input = binary.as_deref().unwrap_or(chunk.text.as_bytes());
         let quote = binary.is_none().then_some(chunk.text.as_str());
         let mut chunk_failed = false;
+        let mut output = None;
         match load(input, &kind, &config.import, &mut session) {
             Err(e) => {
                 session.diagnostics.extend(e.diagnostics());
+                usage |= e.is_usage();
                 chunk_failed = true;
             }
             Ok(mut hosted) => {
@@ -302,7 +309,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                     output_time += start.elapsed();
                     match written {
                         Ok((text, warnings)) => {
-                            outputs.push(text);
+                            output = Some(text);
                             if config.trace.is_some() {
                                 traced.extend(results);
                             }
@@ -319,6 +326,7 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
                 }
             }
         }
+        outputs.push(output);
         let diagnostics = std::mem::take(&mut session.diagnostics);
         let stream = session.sink.stream();
         if config.verify_diagnostics {
@@ -341,9 +349,12 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         .stream()
         .write_all(limiter.summary(TOOL).as_bytes());
 
+    let start = Instant::now();
+    let text = || {
+        let cases: Vec<&str> = outputs.iter().map(|o| o.as_deref().unwrap_or("")).collect();
+        cases.join(&format!("{SPLIT_MARKER}\n"))
+    };
     if !failed {
-        let start = Instant::now();
-        let text = outputs.join(&format!("{SPLIT_MARKER}\n"));
         let modules: Vec<&Module> = traced.iter().collect();
         let trace = match (&config.trace, registry.trace()) {
             (Some(path), Some(trace)) => match trace(&modules) {
@@ -358,13 +369,21 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
             _ => None,
         };
         if !failed {
-            if let Err(message) = write_results(config, &text, &reports, trace) {
+            if let Err(message) = write_results(config, &text(), &reports, trace) {
                 let _ = writeln!(session.sink.stream(), "{message}");
                 failed = true;
             }
         }
-        output_time += start.elapsed();
+    } else if config.split_input && crate::io::writes_in_place(&config.output) {
+        // Like mlir-opt, a split input's cases that succeeded are printed even when another
+        // failed (that one's output is empty); a file is still written all or nothing.
+        if let Err(e) = write_atomic(&config.output, text().as_bytes()) {
+            if !e.is_closed_stdout() {
+                let _ = writeln!(session.sink.stream(), "error: {e}");
+            }
+        }
     }
+    output_time += start.elapsed();
     if let (Some(timing), Some(to)) = (&mut session.timing, &config.timing) {
         timing.record(
             stages + 1,
@@ -377,7 +396,11 @@ pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
         let report = session.statistics.report(to.format);
         failed |= !deliver(&report, to.file.as_deref(), session.sink.stream());
     }
-    u8::from(failed)
+    if usage {
+        2
+    } else {
+        u8::from(failed)
+    }
 }
 
 /// Writes an instrumentation report to its file (atomically), or to `err` when it has none;

@@ -66,6 +66,16 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// Whether the command line is at fault (exit 2), not the input: `--capacity` naming a tier
+    /// the target lacks.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            LoadError::CapacityTier { .. } => true,
+            LoadError::AfterReport { error, .. } => error.is_usage(),
+            _ => false,
+        }
+    }
+
     /// The error as diagnostics: one per problem, then a summary note for verifier errors.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {

@@ -2,7 +2,10 @@
 //!
 //! `-` means standard input or output. Files are written atomically: the bytes go to a temporary
 //! file in the destination's directory, which is renamed over the destination only once complete,
-//! so a failing run never leaves a partial or truncated output and never touches its input. A
+//! so a failing run never leaves a partial or truncated output and never touches its input. An
+//! existing file keeps its permission bits (the temporary takes them before the rename), and one
+//! that is read-only (no write bit, or not writable by this user) is refused with an error
+//! naming it rather than replaced, as an editor or `cp` would. A
 //! destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal), or that
 //! is a symbolic link (`/dev/stderr`, which may point at a redirected file), is written in place
 //! instead: renaming over it would replace the device or the link with a regular file.
@@ -157,8 +160,9 @@ pub fn print_text(text: &str) -> Result<bool, IoError> {
     }
 }
 
-/// Whether `path` is written in place rather than through a temporary (see [`Destination`]).
-fn in_place(path: &Path) -> bool {
+/// Whether `path` is written in place rather than through a temporary: standard output, a
+/// device, a FIFO (see [`Destination`]).
+pub fn writes_in_place(path: &Path) -> bool {
     Destination::of(path).in_place()
 }
 
@@ -177,6 +181,41 @@ fn staging_path(path: &Path) -> Result<PathBuf, IoError> {
         file_name.to_string_lossy(),
         std::process::id()
     )))
+}
+
+/// The permissions an existing `file` must keep (`None` for a new file), or why it must not be
+/// replaced: it is read-only. The mode bits decide even for the superuser, whom the system would
+/// let write anything; for others a file the system would not let them open is refused too.
+fn replaceable(file: &Path) -> io::Result<Option<fs::Permissions>> {
+    let meta = match fs::metadata(file) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let read_only = || io::Error::new(io::ErrorKind::PermissionDenied, "the file is read-only");
+    if meta.permissions().readonly() {
+        return Err(read_only());
+    }
+    match fs::OpenOptions::new().write(true).open(file) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => Err(read_only()),
+        _ => Ok(Some(meta.permissions())),
+    }
+}
+
+/// The error of creating or writing the temporary `tmp`: said of the directory when the file
+/// could not be created there (a missing or read-only directory), since the destination itself
+/// may well exist.
+fn staging_error(tmp: &Path, e: io::Error) -> io::Error {
+    let dir = tmp.parent().unwrap_or(Path::new("."));
+    match e.kind() {
+        io::ErrorKind::NotFound
+        | io::ErrorKind::PermissionDenied
+        | io::ErrorKind::ReadOnlyFilesystem => io::Error::new(
+            e.kind(),
+            format!("cannot create a file in {}: {e}", dir.display()),
+        ),
+        _ => e,
+    }
 }
 
 /// Writes every `(path, bytes)` or, on the first failure, none of the files: files are staged
@@ -212,11 +251,14 @@ pub fn stream_all_or_nothing(writes: &mut [(&Path, Stream<'_>)]) -> Result<(), I
         let Destination::File(file) = destination else {
             continue;
         };
-        let staged_write = staging_path(file).and_then(|tmp| {
+        let staged_write = replaceable(file).map_err(located(path)).and_then(|mode| {
+            let tmp = staging_path(file)?;
             fs::File::create(&tmp)
                 .and_then(|mut out| fill(&mut out).and_then(|()| out.flush()))
-                .map(|()| tmp)
-                .map_err(located(path))
+                .and_then(|()| mode.map_or(Ok(()), |m| fs::set_permissions(&tmp, m)))
+                .map_err(|e| staging_error(&tmp, e))
+                .map_err(located(path))?;
+            Ok(tmp)
         });
         match staged_write {
             Ok(tmp) => staged.push((tmp, file, path)),
@@ -249,7 +291,7 @@ pub fn stream_all_or_nothing(writes: &mut [(&Path, Stream<'_>)]) -> Result<(), I
 /// for files not created yet, to one name in one directory). Standard output (`-`) and devices
 /// are never "the same file": several outputs may share them.
 pub fn same_destination(a: &Path, b: &Path) -> bool {
-    if in_place(a) || in_place(b) {
+    if writes_in_place(a) || writes_in_place(b) {
         return false;
     }
     if a == b {
@@ -337,5 +379,53 @@ mod tests {
         assert!(!out.exists());
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_existing_file_keeps_its_mode_and_a_read_only_one_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("lattice-io-mode-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let private = dir.join("private.lir");
+        fs::write(&private, "old").unwrap();
+        fs::set_permissions(&private, fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&private, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&private).unwrap(), "new");
+        let mode = fs::metadata(&private).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+
+        let locked = dir.join("locked.lir");
+        fs::write(&locked, "kept").unwrap();
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o444)).unwrap();
+        let err = write_atomic(&locked, b"new").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{}: the file is read-only", locked.display())
+        );
+        assert_eq!(fs::read_to_string(&locked).unwrap(), "kept");
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "a temporary was left behind: {names:?}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_of_a_read_only_file_system_is_refused_as_read_only() {
+        let err = write_atomic(Path::new("/proc/version"), b"x").unwrap_err();
+        assert_eq!(err.to_string(), "/proc/version: the file is read-only");
+    }
+
+    #[test]
+    fn a_missing_directory_is_named() {
+        let err = write_atomic(Path::new("no-such-dir/out.lir"), b"x").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("no-such-dir/out.lir: cannot create a file in no-such-dir: "),
+            "{err}"
+        );
     }
 }

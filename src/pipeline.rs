@@ -126,6 +126,14 @@ pub enum PipelineErrorKind {
     /// A quoted value that never ends.
     #[error("unterminated quoted value")]
     UnterminatedQuote,
+    /// A pass after the anchor's closing parenthesis: `builtin.module(mpas),dlr`.
+    #[error("`{anchor}(...)` holds the whole pipeline; put every pass inside it: `{fixed}`")]
+    AfterAnchor {
+        /// `builtin.module` or `module`.
+        anchor: &'static str,
+        /// The pipeline with the passes after the anchor moved inside it.
+        fixed: String,
+    },
     /// Something else where the grammar wanted a specific token.
     #[error("expected {expected}, found {found}")]
     Expected {
@@ -207,15 +215,28 @@ pub fn parse_pipeline(text: &str, registry: &Registry) -> Result<Pipeline, Pipel
         }
     }
     p.skip_ws();
-    if let Some(open) = open_paren {
+    if let (Some(open), Some(anchor)) = (open_paren, anchor) {
         if p.peek() != Some(')') {
             if p.at_end() {
                 return Err(p.error_at(open, unbalanced("parentheses: this `(` is never closed")));
             }
             return Err(p.expected("`,` or `)`"));
         }
+        let inside = text[open + 1..p.pos].trim();
         p.pos += 1;
         p.skip_ws();
+        if p.peek() == Some(',') {
+            let after = text[p.pos + 1..].trim();
+            let passes = if inside.is_empty() {
+                after.to_owned()
+            } else {
+                format!("{inside},{after}")
+            };
+            return Err(p.error(PipelineErrorKind::AfterAnchor {
+                anchor,
+                fixed: format!("{anchor}({passes})"),
+            }));
+        }
     }
     match p.peek() {
         None => Ok(Pipeline { passes }),

@@ -29,7 +29,8 @@
 //!
 //! The work is the library's; this file parses arguments, reads the cases and renders errors.
 //! Deterministic (except `scale`'s times and peaks). Exit codes: 0 success, 1 an unreadable or invalid case or a case the pipeline
-//! fails on, 2 bad usage.
+//! fails on, 2 bad usage. `orders` and `search` run case by case: when a case fails, the rows of
+//! the cases finished before it are printed, then the error.
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -176,8 +177,11 @@ fn main() -> ExitCode {
         }
     }
     let result = match cli.command {
-        Command::Orders { cases } => read_cases(&cases)
-            .and_then(|m| order_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
+        Command::Orders { cases } => read_cases(&cases).and_then(|m| {
+            let table =
+                |case: &[Module]| order_table(case).map_err(|e| format!("{TOOL}: error: {e}\n"));
+            per_case(&m, table, &mut show)
+        }),
         Command::Dlr { cases } => read_cases(&cases).and_then(|m| dlr(&m)),
         Command::Cpe { cases } => read_cases(&cases)
             .and_then(|m| cpe_tables(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
@@ -193,8 +197,11 @@ fn main() -> ExitCode {
                 |o| vec![o],
             );
             let options = search_options(&options)?;
-            search_table(&m, &objectives, &options)
-                .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
+            let table = |case: &[Module]| {
+                search_table(case, &objectives, &options)
+                    .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
+            };
+            per_case(&m, table, &mut show)
         }),
         Command::Scale {
             out,
@@ -216,6 +223,36 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `table` (one Markdown table with rows per case) of every case, run case by case: when a case
+/// fails, the rows of the cases before it go to `shown` first, then the error is returned, so a
+/// long run that fails late still shows what it finished.
+fn per_case(
+    cases: &[Module],
+    table: impl Fn(&[Module]) -> Result<String, String>,
+    shown: &mut dyn FnMut(&str),
+) -> Result<String, String> {
+    let mut out = String::new();
+    for case in cases {
+        match table(std::slice::from_ref(case)) {
+            // The header (title and rule lines) once, from the first case.
+            Ok(rows) if out.is_empty() => out = rows,
+            Ok(rows) => out.extend(rows.split_inclusive('\n').skip(2)),
+            Err(e) => {
+                if !out.is_empty() {
+                    shown(&out);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Prints rows a failing run finished (a closed stdout is not worth an error of its own).
+fn show(rows: &str) {
+    let _ = lattice::io::print_text(rows);
 }
 
 /// Every case in `dir`, or the first error rendered for a human.
@@ -317,4 +354,28 @@ fn run_scale(out: &Path, spec: ScaleSpec) -> Result<String, String> {
     let report = scale::run(&spec, &bar).map_err(|e| fail(&e))?;
     scale::write_outputs(out, &report).map_err(|e| fail(&e))?;
     Ok(scale::markdown(&report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lattice_lir::Target;
+
+    #[test]
+    fn a_failing_case_shows_the_rows_before_it_then_its_error() {
+        let cases: Vec<Module> = ["a", "b", "c"]
+            .into_iter()
+            .map(|name| Module::new(name, Target::contest()))
+            .collect();
+        let table = |case: &[Module]| match case[0].name.as_str() {
+            "c" => Err("c failed".to_owned()),
+            name => Ok(format!("| case |\n|---|\n| {name} |\n")),
+        };
+        let mut shown = String::new();
+        let err = per_case(&cases, table, &mut |rows| shown.push_str(rows)).unwrap_err();
+        assert_eq!(err, "c failed");
+        assert_eq!(shown, "| case |\n|---|\n| a |\n| b |\n");
+        let all = per_case(&cases[..2], table, &mut |_| panic!("nothing failed")).unwrap();
+        assert_eq!(all, shown);
+    }
 }

@@ -8,6 +8,7 @@ fn main() {
         &lattice_lit::Suite {
             dir: "bench",
             skip: &[],
+            features: &["lattice-bench"],
         },
         env!("CARGO_MANIFEST_DIR"),
         env!("CARGO_BIN_EXE_lattice-bench"),

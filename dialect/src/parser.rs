@@ -151,6 +151,17 @@ fn fast_path(text: &str) -> Option<Module> {
 
 /// The whole text through the grammar and the resolver.
 fn full_path(text: &str) -> Result<Module, ParseError> {
+    let blank = |line: &str| {
+        let line = line.trim();
+        line.is_empty() || line.starts_with("//")
+    };
+    if text.lines().all(blank) {
+        return Err(ParseError::Syntax {
+            loc: Loc::new(1, 1),
+            message: "the file is empty: a module starts with `module @name phase(parsed) {`"
+                .to_owned(),
+        });
+    }
     // pest's error detail (the call stacks of every attempt) makes the good messages but slows
     // every parse about twofold, so a text is parsed without it and only a text that fails is
     // parsed again with it, for the message. A poisoned lock only means another parse panicked;
@@ -208,14 +219,23 @@ fn syntax_error(text: &str, err: pest::error::Error<Rule>) -> ParseError {
             words.dedup();
             let loc = Loc::of_offset(text, attempts.max_position);
             let line = text.lines().nth(loc.line as usize - 1).unwrap_or("");
-            return ParseError::Syntax {
-                loc,
-                message: format!(
-                    "expected {}, found {}",
-                    or_list(&words),
-                    found_token(line, loc.col as usize)
-                ),
+            let found = if text
+                .get(attempts.max_position..)
+                .is_some_and(|r| r.trim().is_empty())
+            {
+                "the end of the file".to_owned()
+            } else {
+                found_token(line, loc.col as usize)
             };
+            let mut message = format!("expected {}, found {found}", or_list(&words));
+            if words.contains(&"`phase`") {
+                let phases: Vec<&str> = Phase::ALL.iter().map(|p| p.keyword()).collect();
+                message.push_str(&format!(
+                    " (a module names its phase: `module @name phase(parsed) {{`; phases: {})",
+                    phases.join(", ")
+                ));
+            }
+            return ParseError::Syntax { loc, message };
         }
     }
     let (line, col) = match err.line_col {

@@ -31,6 +31,9 @@ pub struct Suite {
     pub dir: &'static str,
     /// Directories below it (relative to `TEST_ROOT`) whose tests another crate runs.
     pub skip: &'static [&'static str],
+    /// The features the crate's build offers to `REQUIRES:` lines (`lattice-bench`, `mlir`,
+    /// `mlir-plugin`).
+    pub features: &'static [&'static str],
 }
 
 pub fn discover(workspace: &Path, suite: &Suite) -> io::Result<Vec<TestFile>> {
@@ -38,6 +41,26 @@ pub fn discover(workspace: &Path, suite: &Suite) -> io::Result<Vec<TestFile>> {
     let skip: Vec<PathBuf> = suite.skip.iter().map(|dir| root.join(dir)).collect();
     let mut paths = Vec::new();
     collect(&root.join(suite.dir), &skip, &mut paths)?;
+    Ok(named(workspace, paths))
+}
+
+/// The tests at or below each of `paths` (files or directories inside `workspace`), each once.
+pub fn discover_paths(workspace: &Path, paths: &[PathBuf]) -> io::Result<Vec<TestFile>> {
+    let mut found = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            collect(path, &[], &mut found)?;
+        } else {
+            found.push(path.clone());
+        }
+    }
+    let mut tests = named(workspace, found);
+    tests.dedup_by(|a, b| a.name == b.name);
+    Ok(tests)
+}
+
+/// `paths` as tests, sorted by name.
+fn named(workspace: &Path, paths: Vec<PathBuf>) -> Vec<TestFile> {
     let mut tests: Vec<TestFile> = paths
         .into_iter()
         .map(|path| {
@@ -52,7 +75,7 @@ pub fn discover(workspace: &Path, suite: &Suite) -> io::Result<Vec<TestFile>> {
         })
         .collect();
     tests.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(tests)
+    tests
 }
 
 fn collect(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) -> io::Result<()> {

@@ -32,7 +32,8 @@ pub struct Site<'a> {
     pub line: usize,
     pub command: &'a str,
     pub cwd: &'a Path,
-    pub bin_dir: &'a Path,
+    /// The tools put first on `PATH` (none: `PATH` as it is).
+    pub bin_dir: Option<&'a Path>,
 }
 
 impl Site<'_> {
@@ -40,16 +41,19 @@ impl Site<'_> {
     /// shown only when that part itself failed, because otherwise `detail`
     /// (a FileCheck report or a diff) already presents it.
     pub fn failure(&self, headline: &str, output: &Output, detail: Option<&str>) -> String {
+        let path = match self.bin_dir {
+            Some(dir) => format!("with {} first on PATH", dir.display()),
+            None => "with PATH as it is".to_owned(),
+        };
         let mut msg = format!(
             "{}:{}: {headline}\n\
              command: {}\n\
-             (run as `bash -c` with `set -o pipefail` in {}, with {} first on PATH)\n\
+             (run as `bash -c` with `set -o pipefail` in {}, {path})\n\
              exit status: {}\n",
             self.test,
             self.line,
             self.command,
             self.cwd.display(),
-            self.bin_dir.display(),
             describe(output.status),
         );
         section(&mut msg, "stderr", &output.stderr);

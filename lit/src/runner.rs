@@ -12,6 +12,7 @@ use crate::discovery::TestFile;
 use crate::golden::{self, Section};
 use crate::pipeline::{self, Pipeline, Sink};
 use crate::report::{self, Site};
+use crate::run_lines::Step;
 use crate::substitution::Substitutions;
 use crate::{filecheck, run_lines, shell, Context};
 
@@ -20,9 +21,9 @@ pub fn run(ctx: &Context, test: &TestFile) -> Result<(), String> {
     let text = std::fs::read_to_string(&test.path)
         .map_err(|err| report::at(name, (1, format!("cannot read the test file: {err}"))))?;
     let section = golden::find(&text).map_err(|err| report::at(name, err))?;
-    let runs = run_lines::parse(&text, section.as_ref().map_or(0..0, Section::lines))
+    let script = run_lines::parse(&text, section.as_ref().map_or(0..0, Section::lines))
         .map_err(|err| report::at(name, err))?;
-    if runs.is_empty() {
+    if script.runs() == 0 {
         return Err(report::at(
             name,
             (
@@ -39,10 +40,19 @@ pub fn run(ctx: &Context, test: &TestFile) -> Result<(), String> {
     })?;
     let cwd = test.path.parent().expect("a file has a parent directory");
 
-    let commands: Vec<(usize, String)> = runs
-        .iter()
-        .map(|run| (run.line, substitutions.expand(&run.command)))
-        .collect();
+    let mut defined = Vec::new();
+    let mut commands: Vec<(usize, String)> = Vec::with_capacity(script.steps.len());
+    for step in script.steps {
+        match step {
+            Step::Define { name, value } => defined.push((name, value)),
+            Step::Run { line, command } => {
+                let expanded = substitutions
+                    .expand(&command, &defined)
+                    .map_err(|err| report::at(name, (line, err)))?;
+                commands.push((line, expanded));
+            }
+        }
+    }
     let mut steps = Vec::with_capacity(commands.len());
     let mut golden_line = None;
     for (line, command) in &commands {
@@ -51,7 +61,7 @@ pub fn run(ctx: &Context, test: &TestFile) -> Result<(), String> {
             line: *line,
             command,
             cwd,
-            bin_dir: &ctx.bin_dir,
+            bin_dir: ctx.bin_dir.as_deref(),
         };
         let pipeline = pipeline::parse(command).map_err(|err| site.error(&err))?;
         if matches!(pipeline.sink, Sink::Golden) {
@@ -86,6 +96,22 @@ pub fn run(ctx: &Context, test: &TestFile) -> Result<(), String> {
         .try_for_each(|(site, pipeline)| file.execute(site, pipeline))
 }
 
+/// Whether `test` cannot run here: its `REQUIRES:` names a feature `ctx` lacks or its
+/// `UNSUPPORTED:` one it has. A file that cannot be read or parsed is not: running it reports why.
+pub fn unsupported(ctx: &Context, test: &TestFile) -> bool {
+    let Ok(text) = std::fs::read_to_string(&test.path) else {
+        return false;
+    };
+    let skip = golden::find(&text)
+        .ok()
+        .flatten()
+        .map_or(0..0, |section| section.lines());
+    run_lines::parse(&text, skip).is_ok_and(|script| {
+        let has = |f: &String| ctx.features.contains(f);
+        !script.requires.iter().all(has) || script.unsupported.iter().any(has)
+    })
+}
+
 /// A test file as read before its commands run; blessing rewrites the file
 /// from this text, never from a re-read.
 struct Loaded<'a> {
@@ -111,13 +137,17 @@ impl Loaded<'_> {
         let stdout = String::from_utf8_lossy(&output.stdout);
         let checked = match &pipeline.sink {
             Sink::Shell => return Ok(()),
-            Sink::FileCheck(args) => filecheck::check(
-                args,
-                self.cwd,
-                stdout.into_owned(),
-                &format!("<stdout of RUN line {}>", site.line),
-            )
-            .map_err(|report| ("FileCheck failed", report)),
+            Sink::FileCheck(args) => {
+                let name = format!("<stdout of RUN line {}>", site.line);
+                let mut stdout = Some(stdout.into_owned());
+                let mut read = || Ok(stdout.take().unwrap_or_default());
+                let input = filecheck::Input {
+                    name: &name,
+                    read: &mut read,
+                };
+                filecheck::check(args, self.cwd, input)
+                    .map_err(|report| ("FileCheck failed", report))
+            }
             Sink::Golden => {
                 golden::check(self.path, self.text, self.section, &stdout, self.ctx.bless)
                     .map_err(|diff| ("output differs from the golden section", diff))

@@ -7,12 +7,16 @@
 //! panic; our tools must report errors, never panic), >= 128 (killed by a
 //! signal) and 126/127 (not executable / not found, so `not typo` cannot
 //! pass) make `not` fail too, like lit's `not` without `--crash`. It also
-//! defines `FileCheck`, `filecheck` and `golden` to fail with an explanation,
-//! since those only exist as the harness-run last stage of a pipeline.
+//! defines `FileCheck` (and `filecheck`) as the harness's own executable in
+//! FileCheck mode, so that `FileCheck %s < %t`, `--input-file=%t` and
+//! `not FileCheck` work anywhere in a RUN line, and `golden` to fail with an
+//! explanation, since it exists only as the harness-run last stage of a
+//! pipeline.
 //!
 //! Invariants: the prelude and the command share bash's line 1, so bash's own
 //! "line N" diagnostics match a one-line command; the command sees the
-//! caller's environment except that the tools dir is prepended to `PATH` and
+//! caller's environment except that the tools dir (under cargo) is prepended to `PATH`,
+//! `LATTICE_LIT_EXE` names the harness's executable (for `FileCheck`) and
 //! `BASH_ENV` is removed (a user's startup file must not alter a run).
 
 use std::io;
@@ -30,18 +34,20 @@ const PRELUDE: &str = "set -o pipefail; \
         fi; \
         [ $status -ne 0 ]; \
     }; \
-    __lit_misplaced() { \
-        echo \"$1: run by the harness only as the last stage of a RUN pipeline, after a plain '|'\" >&2; \
+    FileCheck() { \"$LATTICE_LIT_EXE\" --lattice-lit-filecheck \"$@\"; }; \
+    filecheck() { FileCheck \"$@\"; }; \
+    golden() { \
+        echo \"golden: run by the harness only as the last stage of a RUN pipeline, after a plain '|'\" >&2; \
         return 2; \
-    }; \
-    FileCheck() { __lit_misplaced FileCheck; }; \
-    filecheck() { __lit_misplaced filecheck; }; \
-    golden() { __lit_misplaced golden; }; ";
+    }; ";
 
 pub fn run(ctx: &Context, cwd: &Path, command: &str) -> io::Result<Output> {
     let inherited = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(
-        std::iter::once(ctx.bin_dir.clone()).chain(std::env::split_paths(&inherited)),
+        ctx.bin_dir
+            .iter()
+            .cloned()
+            .chain(std::env::split_paths(&inherited)),
     )
     .map_err(io::Error::other)?;
     Command::new("bash")
@@ -49,6 +55,7 @@ pub fn run(ctx: &Context, cwd: &Path, command: &str) -> io::Result<Output> {
         .arg(format!("{PRELUDE}{command}"))
         .current_dir(cwd)
         .env("PATH", path)
+        .env("LATTICE_LIT_EXE", &ctx.exe)
         .env_remove("BASH_ENV")
         .stdin(Stdio::null())
         .output()

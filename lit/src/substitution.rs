@@ -8,11 +8,16 @@
 //! | `%t`      | `<test temp dir>/tmp`, absent at start                        |
 //! | `%T`      | `<test temp dir>/tmpdir`, an empty directory at start         |
 //! | `%shared` | absolute path of `<workspace>/../shared` (read only)          |
+//! | `%{pathsep}` | `:`, the separator of `PATH`-like lists                    |
 //! | `%%`      | a literal `%`                                                 |
 //!
-//! Any other `%` is kept as is, so `printf '%d'` works; write `%%s` to get a
-//! literal `%s`. Paths are inserted unquoted, as lit does, so `%t.out` names a
-//! sibling of `%t`.
+//! Each has lit's braced spelling too (`%{s}`, `%{t}`, `%{shared}`, ...), and a
+//! test defines its own with `// DEFINE: %{name} = value` (changed later by
+//! `// REDEFINE:`), which the RUN lines after it see; a definition may use
+//! other substitutions. Any other `%` is kept as is, so `printf '%d'` works;
+//! write `%%s` to get a literal `%s`, while an unknown `%{name}` is an error
+//! (a misspelt substitution must not run as text). Paths are inserted
+//! unquoted, as lit does, so `%t.out` names a sibling of `%t`.
 //!
 //! The test temp dir is `<CARGO_TARGET_TMPDIR>/lit/<test path>`, e.g.
 //! `target/tmp/lit/test/lit/temp-paths.lir/`.
@@ -63,10 +68,36 @@ impl Substitutions {
         })
     }
 
-    pub fn expand(&self, command: &str) -> String {
+    /// `command` with the test's own definitions (`defined`, in the order
+    /// made; a later one of a name wins) and then the built-ins replaced.
+    pub fn expand(&self, command: &str, defined: &[(String, String)]) -> Result<String, String> {
+        let mut text = command.to_owned();
+        // Definitions may use each other: expand until nothing changes, a
+        // bounded number of times so that a cycle is reported, not looped on.
+        for _ in 0..MAX_DEPTH {
+            let before = text.clone();
+            for (name, value) in defined.iter().rev() {
+                text = text.replace(&format!("%{{{name}}}"), value);
+            }
+            if text == before {
+                return self.builtins(&text);
+            }
+        }
+        Err(format!(
+            "the definitions used by `{command}` refer to each other without end"
+        ))
+    }
+
+    fn builtins(&self, command: &str) -> Result<String, String> {
         // Longest names first: `%shared` must win over `%s`.
-        let table: [(&str, &str); 6] = [
+        let table: [(&str, &str); 12] = [
             ("%%", "%"),
+            ("%{pathsep}", ":"),
+            ("%{shared}", &self.shared),
+            ("%{s}", &self.file),
+            ("%{S}", &self.dir),
+            ("%{t}", &self.tmp),
+            ("%{T}", &self.tmp_dir),
             ("%shared", &self.shared),
             ("%s", &self.file),
             ("%S", &self.dir),
@@ -84,14 +115,30 @@ impl Substitutions {
                     rest = &rest[name.len()..];
                 }
                 None => {
+                    if let Some(name) = braced_name(rest) {
+                        return Err(format!("unknown substitution `%{{{name}}}`"));
+                    }
                     out.push('%');
                     rest = &rest[1..];
                 }
             }
         }
         out.push_str(rest);
-        out
+        Ok(out)
     }
+}
+
+/// How deep definitions may refer to definitions.
+const MAX_DEPTH: usize = 16;
+
+/// The name of a `%{name}` at the start of `text`, if it is one.
+pub(crate) fn braced_name(text: &str) -> Option<&str> {
+    let (name, _) = text.strip_prefix("%{")?.split_once('}')?;
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':'));
+    valid.then_some(name)
 }
 
 /// Commands are text, so a non-UTF-8 path cannot be substituted faithfully;

@@ -1,5 +1,6 @@
 // Bad pass options are refused by mlir-opt with lattice's own message (bad values) or MLIR's
 // (unknown options), before anything runs.
+// REQUIRES: mlir-plugin
 // RUN: not mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-dlr{victim=sometimes})' %s 2>&1 | FileCheck %s --check-prefix=VALUE
 // VALUE: error: lattice-dlr: bad value for option `victim` of pass `dlr`: expected one of `paper`, `cost`, `lru`, `auto`, found `sometimes`

@@ -5,6 +5,7 @@
 // Passes that only reorder σ (mpas, cpe) have the ops moved rather than rewritten; the IR is
 // what lattice-translate writes for lattice-opt's result (`diff -B`: mlir-opt ends the file with
 // an empty line).
+// REQUIRES: mlir-plugin
 // RUN: lattice-opt %shared/cases/Conv_Case0.json -o %t.lir
 // RUN: lattice-translate --lir-to-mlir %t.lir -o %t.mlir
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \

@@ -1,5 +1,6 @@
 // A failure that concerns no op (here: planning a module that has no schedule yet) is an MLIR
 // error at the lattice module, which stays as it was.
+// REQUIRES: mlir-plugin
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-dlr)' --verify-diagnostics %s
 

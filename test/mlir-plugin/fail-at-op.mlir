@@ -1,5 +1,6 @@
 // A lattice pass's failure is an MLIR error at the op it concerns and fails the pipeline;
 // mlir-opt's own --verify-diagnostics checks the location.
+// REQUIRES: mlir-plugin
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-test-fail{op=%5 message=boom})' --verify-diagnostics %s
 // RUN: not mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \

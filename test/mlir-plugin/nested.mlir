@@ -1,5 +1,6 @@
 // A lattice module nested in the user's module beside other MLIR: a nested pipeline reaches it,
 // an `any(…)` one too, and everything else stays as it was.
+// REQUIRES: mlir-plugin
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(builtin.module(lattice-mpas,lattice-dlr))' %s | FileCheck %s
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \

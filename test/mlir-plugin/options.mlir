@@ -1,5 +1,6 @@
 // MLIR prints lattice passes with every option at its canonical value (`--dump-pass-pipeline`,
 // as in crash reproducers), and the printed pipeline replays: same pipeline, same output.
+// REQUIRES: mlir-plugin
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-mpas{lookahead=8},lattice-dlr{victim=lru})' \
 // RUN:   --dump-pass-pipeline %s -o %t.first.mlir 2> %t.dump

@@ -1,5 +1,6 @@
 // Upstream mlir-opt with the plugin plans a shipped case exactly as lattice-opt does: the same
 // module (read back as LIR) and the same metrics, canonicalize included in the pipeline.
+// REQUIRES: mlir-plugin
 // RUN: lattice-opt %shared/cases/Conv_Case0.json -o %t.lir
 // RUN: lattice-translate --lir-to-mlir %t.lir -o %t.mlir
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \

@@ -1,5 +1,6 @@
 // Remarks and warnings of lattice passes reach MLIR's diagnostic engine with their severity, at
 // the op they concern, and the pipeline goes on.
+// REQUIRES: mlir-plugin
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-test-remark{op=%9 message=hello},lattice-test-remark{op=%15 message=careful warning=true},lattice-mpas)' \
 // RUN:   --verify-diagnostics %s | FileCheck %s

@@ -2,6 +2,7 @@
 // analysis) only while nothing else touched it: an upstream pass that changes lattice ops in
 // between — here the transform interpreter setting `cycles` and adding `npu.tag` on every
 // command — makes the next lattice pass read the ops again, so its rewrite keeps the change.
+// REQUIRES: mlir-plugin
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-mpas,transform-interpreter,lattice-dlr)' %s \
 // RUN:   | FileCheck %s

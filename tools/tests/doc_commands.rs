@@ -1,16 +1,21 @@
 //! Every shell command of README.md and docs/*.md runs as written: the commands of each
 //! ```sh/```bash/```console block are extracted (a trailing `\` joins lines, `$ ` prompts are
 //! dropped, comment lines skipped) and run under bash with the freshly built `lattice-opt`,
-//! `lattice-translate` and `lattice-reduce` first on `PATH`, from a scratch checkout directory that has the repo's
-//! `examples/` and `../shared` beside it, as a reader's would.
+//! `lattice-translate`, `lattice-reduce`, `lattice-bench` and `lattice-lit` first on `PATH`, from
+//! a scratch checkout directory that has the repo's `examples/` and `test/` and `../shared` beside
+//! it, as a reader's would. `lattice-bench` and `lattice-lit` are other crates' binaries: cargo
+//! builds them beside this crate's in `cargo test --workspace` (their crates' tests need them);
+//! run alone, this test says how to build them rather than skipping their commands.
 //!
 //! Placeholders the manual uses for "your file" are provided: `in.lir` (the shipped example
 //! module) and `case.json` (a shipped contest case). The commands of one page run in order in one
-//! directory, so a later command reads what an earlier one wrote (`mm0.lir`, then its export).
+//! directory, so a later command reads what an earlier one wrote (`target/tour/mm0.lir`, then its
+//! export).
 //!
 //! Invariants: a command is either run and must exit 0, or matched by [`NOT_RUN`] with the
-//! reason it is not; a new kind of command fails this test until it is one or the other. The
-//! test never writes inside the checkout.
+//! reason it is not — for a long run, a smaller variant documented on the same page, which runs
+//! instead; a new kind of command fails this test until it is one or the other. The test never
+//! writes inside the checkout.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,9 +32,12 @@ const NOT_RUN: &[(Match, &str)] = &[
         "installs system packages for the MLIR bridge (.ci/run does)",
     ),
     (
-        Match::Prefix("lattice-bench "),
-        "lattice-bench is the bench crate's binary, not built for this crate's tests; \
-         test/bench/*.lir runs each of its subcommands, these are the long runs over every case",
+        Match::Long {
+            full: "lattice-bench search --cases ../shared/cases --objective traffic",
+            smaller: "lattice-bench search --cases ../shared/cases --objective traffic --options \"budget=100\"",
+        },
+        "the whole search on every case takes minutes in a debug build; the same command with a \
+         budget of 100 steps, documented beside it, runs instead",
     ),
     (
         Match::Prefix("cd fuzz"),
@@ -54,6 +62,11 @@ const NOT_RUN: &[(Match, &str)] = &[
 enum Match {
     Prefix(&'static str),
     Contains(&'static str),
+    /// A long run, and the smaller variant of it the same page documents (run as any command).
+    Long {
+        full: &'static str,
+        smaller: &'static str,
+    },
 }
 
 impl Match {
@@ -61,6 +74,7 @@ impl Match {
         match self {
             Match::Prefix(p) => command.starts_with(p),
             Match::Contains(word) => command.contains(word),
+            Match::Long { full, .. } => command == *full,
         }
     }
 }
@@ -124,8 +138,10 @@ fn scratch(workspace: &Path, page: &str) -> PathBuf {
         .expect("the workspace has a parent")
         .join("shared");
     std::os::unix::fs::symlink(&shared, root.join("shared")).expect("links ../shared");
-    std::os::unix::fs::symlink(workspace.join("examples"), checkout.join("examples"))
-        .expect("links examples/");
+    for dir in ["examples", "test"] {
+        std::os::unix::fs::symlink(workspace.join(dir), checkout.join(dir))
+            .unwrap_or_else(|e| panic!("links {dir}/: {e}"));
+    }
     std::fs::copy(
         workspace.join("examples/matmul_tile.lir"),
         checkout.join("in.lir"),
@@ -147,6 +163,17 @@ fn every_shell_command_of_the_readme_and_docs_runs_or_says_why_not() {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_lattice-opt"))
         .parent()
         .expect("a binary has a directory");
+    for (tool, package) in [
+        ("lattice-bench", "lattice-bench"),
+        ("lattice-lit", "lattice-lit"),
+    ] {
+        assert!(
+            bin_dir.join(tool).is_file(),
+            "{tool} is not built beside lattice-opt in {}: run this test with \
+             `cargo test --workspace`, or build it first (`cargo build -p {package}`)",
+            bin_dir.display()
+        );
+    }
     let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
@@ -165,8 +192,15 @@ fn every_shell_command_of_the_readme_and_docs_runs_or_says_why_not() {
             continue;
         }
         let dir = scratch(workspace, &name);
-        for command in commands {
-            if NOT_RUN.iter().any(|(rule, _)| rule.matches(&command)) {
+        for command in &commands {
+            if let Some((rule, _)) = NOT_RUN.iter().find(|(rule, _)| rule.matches(command)) {
+                if let Match::Long { smaller, .. } = rule {
+                    assert!(
+                        commands.iter().any(|c| c == smaller),
+                        "{name}: `{command}` is left out for its smaller variant `{smaller}`, \
+                         which the page does not document"
+                    );
+                }
                 skipped += 1;
                 continue;
             }

@@ -8,6 +8,12 @@ fn main() {
         &lattice_lit::Suite {
             dir: "",
             skip: &["bench", "mlir-plugin"],
+            // `test/driver/mlir-without-feature.lir` is UNSUPPORTED with the bridge.
+            features: if cfg!(feature = "mlir") {
+                &["mlir"]
+            } else {
+                &[]
+            },
         },
         env!("CARGO_MANIFEST_DIR"),
         env!("CARGO_BIN_EXE_lattice-opt"),

@@ -65,6 +65,7 @@ fn main() {
         &lattice_lit::Suite {
             dir: "mlir-plugin",
             skip: &[],
+            features: &["mlir-plugin", "mlir"],
         },
         env!("CARGO_MANIFEST_DIR"),
         env!("CARGO_BIN_EXE_lattice-opt"),
