@@ -14,7 +14,8 @@
 //! - logging goes through `tracing` to the error stream: `-v` (info), `-vv` (debug), `-vvv` (trace),
 //!   or any `RUST_LOG` filter, which wins.
 
-use crate::driver::{run, Emit, OptConfig};
+use crate::config::{Emit, OptConfig};
+use crate::driver::run;
 use crate::error_limit::ErrorLimit;
 use crate::input::parse_capacity;
 use crate::ir_printing::{IrPrinting, PassFilter};

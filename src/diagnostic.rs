@@ -7,7 +7,6 @@
 //! MLIR bytecode carries the locations of the text it was made from, and those are reported at
 //! that file, without quoting a line of the input.
 
-use crate::error_limit::{ErrorLimit, Limiter};
 use lattice_lir::diag::{render, Loc, Located, Severity};
 
 /// One message with its severity and, when it has one, its place in the input.
@@ -62,19 +61,4 @@ impl Diagnostic {
             None => render(file, text, self.loc, self.severity, &self.message),
         }
     }
-}
-
-/// Renders a list of diagnostics in order, at most `limit` errors of it, then a line saying how
-/// many more there were (attributed to `tool`) if the limit hid any.
-pub fn render_all(
-    diagnostics: &[Diagnostic],
-    file: &str,
-    text: Option<&str>,
-    limit: ErrorLimit,
-    tool: &str,
-) -> String {
-    let mut limiter = Limiter::new(limit);
-    let mut out = limiter.render(diagnostics, file, text);
-    out.push_str(&limiter.summary(tool));
-    out
 }

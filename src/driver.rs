@@ -24,123 +24,31 @@
 //!   several) and a warning says what was left out. A pipeline naming host passes is the host's to
 //!   run ([`crate::host_pipeline`]).
 
-use crate::diagnostic::{render_all, Diagnostic};
-use crate::error_limit::{ErrorLimit, Limiter};
+use crate::config::{Emit, OptConfig};
+use crate::diagnostic::Diagnostic;
+use crate::error_limit::{render_all, Limiter};
 use crate::expected::{check, parse_expected};
-use crate::host::{Host, Hosted, Outside, Parsed};
+use crate::host::Hosted;
 use crate::input::{parse_source, read_input, Content, InputKind, LoadError};
-use crate::io::{bytes_stream, stream_all_or_nothing, write_atomic, Stream};
-use crate::ir_printing::{DumpSink, IrPrinting};
+use crate::io::write_atomic;
+use crate::ir_printing::DumpSink;
 use crate::manager::{PassManager, Session};
-use crate::pipeline::{parse_pipeline, Pipeline};
-use crate::registry::{MetricsFormat, Registry};
-use crate::report_to::ReportTo;
+use crate::output::{report, write_output, write_results};
+use crate::pipeline::parse_pipeline;
+use crate::registry::Registry;
 use crate::reproducer::{header, parse_header};
 use crate::split::{split_input, Chunk, SPLIT_MARKER};
-use crate::statistics::{Statistics, StatisticsFormat};
-use crate::timing::{Timing, TimingFormat, TimingKind, TimingNode};
+use crate::statistics::Statistics;
+use crate::timing::{Timing, TimingKind, TimingNode};
 use lattice_lir::contest::ImportOptions;
 use lattice_lir::diag::Severity;
-use lattice_lir::{print_module, verify_module, Module};
+use lattice_lir::{verify_module, Module};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The name diagnostics without a file of their own are attributed to.
 const TOOL: &str = "lattice-opt";
-
-/// Everything one `lattice-opt` run needs (MLIR's `MlirOptMainConfig`).
-#[derive(Clone, Debug)]
-pub struct OptConfig {
-    /// LIR text or a contest `.json` graph; `-` for standard input.
-    pub input: PathBuf,
-    /// Where the resulting LIR goes; `-` for standard output.
-    pub output: PathBuf,
-    /// How a contest graph is imported (ignored for LIR input).
-    pub import: ImportOptions,
-    /// The passes to run.
-    pub pipeline: Pipeline,
-    /// Take the pipeline (and verify-each) from the input's reproducer header instead.
-    pub run_reproducer: bool,
-    /// Verify after every pass; `None` keeps the default (on, or the reproducer's setting).
-    pub verify_each: Option<bool>,
-    /// IR printing around passes.
-    pub printing: IrPrinting,
-    /// Report wall times, in this format, to the error stream or a file.
-    pub timing: Option<ReportTo<TimingFormat>>,
-    /// Report pass statistics, in this format, to the error stream or a file.
-    pub statistics: Option<ReportTo<StatisticsFormat>>,
-    /// Write the Chrome trace of the resulting modules to this file (`-`: stdout, after the IR).
-    pub trace: Option<PathBuf>,
-    /// On a pass failure, write a reproducer here.
-    pub reproducer: Option<PathBuf>,
-    /// Treat `// -----` lines as separators of independent cases.
-    pub split_input: bool,
-    /// Check diagnostics against the input's `expected-*` directives instead of printing them.
-    pub verify_diagnostics: bool,
-    /// Print the canonical pipeline text to the error stream before running.
-    pub dump_pipeline: bool,
-    /// Write the metrics of each resulting module to these destinations (`-`: stdout).
-    pub metrics: Vec<(PathBuf, MetricsFormat)>,
-    /// Print at most this many errors (over all cases), then how many more there were.
-    pub error_limit: ErrorLimit,
-    /// What to write: `None` decides by the output's extension, then by the input ([`Emit::of`]).
-    pub emit: Option<Emit>,
-    /// A pipeline that names passes of the registry's host IR (`canonicalize,lattice-mpas`): the
-    /// host runs it instead of `pipeline` (see [`crate::host_pipeline`]).
-    pub host_pipeline: Option<String>,
-}
-
-/// What `lattice-opt` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Emit {
-    /// LIR: the resulting lattice modules alone.
-    Lir,
-    /// The host IR (MLIR): the input with its lattice modules replaced by the results, or the
-    /// results converted when the input was LIR.
-    Host,
-}
-
-impl Emit {
-    /// What an mlir-opt user expects without `--emit`: by the output's extension (`.lir`, or the
-    /// host's text extension `.mlir`), else what came in (MLIR in, MLIR out; LIR or JSON in, LIR
-    /// out).
-    pub fn of(output: &Path, kind: &InputKind, host: Option<&Host>) -> Emit {
-        let extension = output.extension().and_then(|e| e.to_str());
-        match (extension, host) {
-            (Some("lir"), _) => Emit::Lir,
-            (Some(e), Some(host)) if e == host.text_extension() => Emit::Host,
-            _ if matches!(kind, InputKind::Host(_)) => Emit::Host,
-            _ => Emit::Lir,
-        }
-    }
-}
-
-impl OptConfig {
-    /// A run of the empty pipeline from `input` to `output` with every default.
-    pub fn new(input: impl Into<PathBuf>, output: impl Into<PathBuf>) -> Self {
-        OptConfig {
-            input: input.into(),
-            output: output.into(),
-            import: ImportOptions::default(),
-            pipeline: Pipeline::default(),
-            run_reproducer: false,
-            verify_each: None,
-            printing: IrPrinting::default(),
-            timing: None,
-            statistics: None,
-            trace: None,
-            reproducer: None,
-            split_input: false,
-            verify_diagnostics: false,
-            dump_pipeline: false,
-            metrics: Vec::new(),
-            error_limit: ErrorLimit::default(),
-            emit: None,
-            host_pipeline: None,
-        }
-    }
-}
 
 /// Runs the driver; diagnostics, dumps and reports go to `err`. Returns the exit code (0 or 1).
 pub fn run(config: &OptConfig, registry: Registry, err: &mut dyn Write) -> u8 {
@@ -420,95 +328,6 @@ fn deliver(report: &str, file: Option<&Path>, err: &mut dyn Write) -> bool {
     }
 }
 
-/// The output of one case: the resulting modules as `emit` asks, and the warnings that go with
-/// it (LIR leaves out what the host input held outside its lattice modules), or why it cannot be
-/// written. `source` is the case's host IR input, if it was host IR, and `parsed` what the host
-/// kept of it when reading.
-pub(crate) fn write_output(
-    emit: Emit,
-    host: Option<&Host>,
-    source: Option<&[u8]>,
-    parsed: Option<Parsed>,
-    results: &[Module],
-    outside: Option<&Outside>,
-) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
-    match emit {
-        Emit::Lir => {
-            let printed: Vec<String> = results.iter().map(print_module).collect();
-            let warnings = outside.map(|o| {
-                let others = match o.count {
-                    1 => String::new(),
-                    n => format!(" and {} more", n - 1),
-                };
-                Diagnostic::new(
-                    Severity::Warning,
-                    o.loc,
-                    format!(
-                        "`{}`{others} outside the lattice module left out: the output is LIR, \
-                         which holds lattice modules only (`--emit=mlir` keeps them)",
-                        o.first
-                    ),
-                )
-                .in_file(o.file.clone())
-            });
-            Ok((
-                printed.join(&format!("{SPLIT_MARKER}\n")),
-                warnings.into_iter().collect(),
-            ))
-        }
-        Emit::Host => {
-            let host = host.ok_or_else(|| {
-                vec![Diagnostic::error(
-                    None,
-                    "this tool writes no IR besides LIR (it has no host IR)",
-                )]
-            })?;
-            let mut text = (host.write)(source, parsed, results)?;
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            Ok((text, Vec::new()))
-        }
-    }
-}
-
-/// Writes the output `text`, the metrics `reports` (one per `config.metrics` destination, one
-/// entry per module) and the `trace`, if any, all or nothing; the error is the message to print.
-pub(crate) fn write_results(
-    config: &OptConfig,
-    text: &str,
-    reports: &[Vec<String>],
-    trace: Option<(&Path, Stream<'_>)>,
-) -> Result<(), String> {
-    let metrics = config
-        .metrics
-        .iter()
-        .zip(reports)
-        .map(|((path, format), report)| {
-            let joined = match format {
-                MetricsFormat::Json if report.len() > 1 => {
-                    format!("[\n{}\n]", report.join(",\n"))
-                }
-                _ => report.join("\n"),
-            };
-            (path, format!("{}\n", joined.trim_end()))
-        });
-    let writes: Vec<(&PathBuf, String)> = std::iter::once((&config.output, text.to_owned()))
-        .chain(metrics)
-        .collect();
-    let mut streams: Vec<(&Path, Stream<'_>)> = writes
-        .iter()
-        .map(|(path, text)| (path.as_path(), bytes_stream(text.as_bytes())))
-        .chain(trace)
-        .collect();
-    match stream_all_or_nothing(&mut streams) {
-        // The reader of stdout went away (`| head`): stop quietly, as Unix tools do.
-        Err(e) if e.is_closed_stdout() => Ok(()),
-        Err(e) => Err(format!("error: {e}")),
-        Ok(()) => Ok(()),
-    }
-}
-
 /// Parses (or imports) one case and verifies each of its modules, timing both as the `parse`
 /// stage.
 fn load(
@@ -549,9 +368,4 @@ fn load(
         timing.record(0, node);
     }
     verified
-}
-
-pub(crate) fn report(err: &mut dyn Write, text: &str) -> u8 {
-    let _ = err.write_all(text.as_bytes());
-    1
 }

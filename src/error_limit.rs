@@ -128,6 +128,21 @@ impl Limiter {
     }
 }
 
+/// Renders a list of diagnostics in order, at most `limit` errors of it, then a line saying how
+/// many more there were (attributed to `tool`) if the limit hid any.
+pub fn render_all(
+    diagnostics: &[Diagnostic],
+    file: &str,
+    text: Option<&str>,
+    limit: ErrorLimit,
+    tool: &str,
+) -> String {
+    let mut limiter = Limiter::new(limit);
+    let mut out = limiter.render(diagnostics, file, text);
+    out.push_str(&limiter.summary(tool));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

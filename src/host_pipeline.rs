@@ -14,10 +14,12 @@
 //! CLI refuses it with such a pipeline, since it is the host's pass manager that runs. O(the host's
 //! run) plus the conversions.
 
-use crate::diagnostic::{render_all, Diagnostic};
-use crate::driver::{report, write_output, write_results, Emit, OptConfig};
+use crate::config::{Emit, OptConfig};
+use crate::diagnostic::Diagnostic;
+use crate::error_limit::render_all;
 use crate::host::HostInput;
 use crate::input::{parse_lattice, read_input, InputKind};
+use crate::output::{report, write_output, write_results};
 use crate::registry::Registry;
 use lattice_lir::{verify_module, Module};
 use std::io::Write;

@@ -12,6 +12,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
 pub mod driver;
 pub mod error_limit;
@@ -23,6 +24,7 @@ pub mod io;
 pub mod ir_printing;
 pub mod manager;
 pub mod options;
+pub mod output;
 pub mod pass;
 pub mod pipeline;
 pub mod registry;

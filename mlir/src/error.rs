@@ -163,6 +163,17 @@ pub enum ImportErrorKind {
         /// What its shape asks for.
         expected: String,
     },
+    /// The op does not have the one result every lattice op defines (a buffer's value, an op's
+    /// token), which `--irdl-file` would have checked.
+    #[error("`{op}` has {found} results; every lattice op has exactly one ({what})")]
+    ResultCount {
+        /// The op name.
+        op: &'static str,
+        /// How many it has.
+        found: usize,
+        /// What the result is.
+        what: &'static str,
+    },
     /// `dep_kinds` does not have one entry per dependency.
     #[error("`{op}` has {deps} dependencies but {kinds} `dep_kinds`")]
     DepKindsLength {

@@ -609,6 +609,7 @@ fn read_buffer<'c>(
     own: &OwnNames,
 ) -> Result<(Buffer, Kept<'c>), ImportError> {
     let op = a.op_ref;
+    one_result(&a, "the buffer's value")?;
     if op.operand_count() != 0 {
         return Err(a.error(K::OperandCount {
             op: dialect::BUFFER,
@@ -624,6 +625,18 @@ fn read_buffer<'c>(
         loc: a.loc,
     };
     Ok((buffer, a.kept(own)))
+}
+
+/// The op must have one result, `what`: the passes' rewrite takes it as the op's value.
+fn one_result(a: &Attrs<'_, '_>, what: &'static str) -> Result<(), ImportError> {
+    match a.op_ref.result_count() {
+        1 => Ok(()),
+        found => Err(a.error(K::ResultCount {
+            op: a.op,
+            found,
+            what,
+        })),
+    }
 }
 
 /// Where operand values come from: op addresses of this module's buffers and ops.
@@ -672,6 +685,7 @@ fn read_op<'c>(
     quiet: bool,
 ) -> Result<Option<(Op, Kept<'c>)>, ImportError> {
     let a = Attrs::read(op, name, own, quiet);
+    one_result(&a, "the op's token")?;
     // Commands name any number of buffers (first operand segment); the others exactly one.
     let buffer_count = if name == dialect::COMMAND {
         let segments = a.segments()?;

@@ -1703,6 +1703,46 @@ fn an_import_error_in_a_pass_is_reported_in_the_file_its_op_names() {
     );
 }
 
+/// mlir-opt without `--irdl-file`: the lattice ops are unregistered, so nothing but the importer
+/// checks their shape. A FREE without its token is a located import error of the first pass,
+/// not a failure to read result 0 in a later one.
+#[test]
+fn a_result_less_lattice_op_is_an_import_error_without_the_dialect_loaded() {
+    let context = melior::Context::new();
+    context.set_allow_unregistered_dialects(true);
+    let capture = Capture::new(&context);
+    let body = GOOD_BODY.replacen(
+        "  %3 = \"lattice.free\"(%0, %2) {dep_kinds = [\"precedence\"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> !lattice.token",
+        "  \"lattice.free\"(%0, %2) {dep_kinds = [\"precedence\"], id = 2 : ui32} : (!lattice.buf, !lattice.token) -> ()",
+        1,
+    );
+    assert_ne!(body, GOOD_BODY);
+    let mut mlir = MlirModule::parse(&context, &lattice_text(&body)).unwrap();
+    let manager = MlirPassManager::new(&context);
+    add_pipeline(
+        &manager,
+        "builtin.module(lattice-mpas,lattice-dlr)",
+        REGISTRY,
+    )
+    .unwrap();
+    assert!(manager.run(&mut mlir).is_err());
+    let diagnostics = capture.take();
+    let expected =
+        "`lattice.free` has 0 results; every lattice op has exactly one (the op's token)";
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.message.contains(expected) && d.loc.map(|l| l.line) == Some(7)),
+        "{diagnostics:?}"
+    );
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| !d.message.contains("out of bounds")),
+        "{diagnostics:?}"
+    );
+}
+
 /// A pass that panics, on whatever thread it runs: the bridge must turn that into an error.
 struct Panics;
 

@@ -15,7 +15,8 @@
 //! Invariants: a command is either run and must exit 0, or matched by [`NOT_RUN`] with the
 //! reason it is not — for a long run, a smaller variant documented on the same page, which runs
 //! instead; a new kind of command fails this test until it is one or the other. The test never
-//! writes inside the checkout.
+//! writes inside the checkout except below `target/` (where `lattice-lit`, run on the linked
+//! `test/`, keeps its temp paths).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -60,7 +60,14 @@ fn the_examples_and_the_lit_suites_reuse_the_workspace_test_build() {
     let test_build = ["--workspace", "-e", "normal,build,dev"];
     assert_reuses(&["-p", "lattice", "-e", "normal,build,dev"], &test_build);
     assert_reuses(
-        &["-p", "lattice-tools", "-p", "lattice-bench", "-e", "normal,build,dev"],
+        &[
+            "-p",
+            "lattice-tools",
+            "-p",
+            "lattice-bench",
+            "-e",
+            "normal,build,dev",
+        ],
         &test_build,
     );
 }
@@ -69,6 +76,15 @@ fn the_examples_and_the_lit_suites_reuse_the_workspace_test_build() {
 fn the_tools_build_reuses_the_main_job_build() {
     assert_reuses(
         &["-p", "lattice-tools", "-e", "normal,build"],
-        &["-p", "lattice-tools", "-p", "lattice-bench", "-p", "lattice-lit", "-e", "normal,build"],
+        &[
+            "-p",
+            "lattice-tools",
+            "-p",
+            "lattice-bench",
+            "-p",
+            "lattice-lit",
+            "-e",
+            "normal,build",
+        ],
     );
 }

@@ -9,7 +9,7 @@
 //! Cost: the pipeline's plus one replay, O((V + E) log V).
 
 use super::error::PaperError;
-use lattice::diagnostic::render_all;
+use lattice::error_limit::render_all;
 use lattice::error_limit::ErrorLimit;
 use lattice::ir_printing::DumpSink;
 use lattice::manager::Session;

@@ -12,7 +12,7 @@
 
 use clap::error::ErrorKind;
 use clap::{ArgGroup, CommandFactory, Parser};
-use lattice::diagnostic::render_all;
+use lattice::error_limit::render_all;
 use lattice::error_limit::ErrorLimit;
 use lattice::input::{parse_source, read_source, InputKind, LoadError};
 use lattice::io::{same_destination, write_atomic};

@@ -23,7 +23,8 @@
 
 use clap::error::ErrorKind;
 use clap::{ArgGroup, CommandFactory, Parser};
-use lattice::diagnostic::{render_all, Diagnostic};
+use lattice::diagnostic::Diagnostic;
+use lattice::error_limit::render_all;
 use lattice::error_limit::ErrorLimit;
 use lattice::input::parse_capacity;
 #[cfg(feature = "mlir")]
