@@ -85,8 +85,10 @@ fn a_report_file_that_cannot_be_written_fails_the_run() {
         &format!("--timing=json:{}", missing.display()),
     ]);
     assert!(!ok);
+    // The error names the file, then the directory it could not be created in.
     assert!(
-        stderr.contains("no-such-dir/t.json: No such file or directory"),
+        stderr.contains("no-such-dir/t.json: cannot create a file in ")
+            && stderr.contains("No such file or directory"),
         "{stderr}"
     );
     let (ok, stderr) = lattice_opt(&["-o", "/dev/null", "--pass-statistics=yaml:x.json"]);
