@@ -60,3 +60,14 @@ pub fn run(ctx: &Context, cwd: &Path, command: &str) -> io::Result<Output> {
         .stdin(Stdio::null())
         .output()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::PRELUDE;
+    use crate::filecheck::MODE_FLAG;
+
+    #[test]
+    fn filecheck_runs_the_harness_in_filecheck_mode() {
+        assert!(PRELUDE.contains(&format!("\"$LATTICE_LIT_EXE\" {MODE_FLAG} \"$@\"")));
+    }
+}

@@ -1,7 +1,9 @@
 //! `lattice-bench scale`: how the LATTICE pipeline's wall time and peak heap grow with the size
-//! of the DAG, on generated workloads from thousands to millions of nodes.
+//! of the DAG, on generated workloads from thousands to millions of nodes, and on the stress
+//! workloads of one buffer ([`stress`]: a chain, a fan-in, a fan-out) that expose any check
+//! walking the DAG once per use.
 //!
-//! For each size, [`run`] generates the DAG ([`lattice_passes::generate`]) and runs the pipeline
+//! For each size, [`run`] builds the DAG ([`Workload`]) and runs the pipeline
 //! stage by stage as plain functions — MPAS (with its bottom levels), DLR, the fixed-graph
 //! construction (the Freeze timing, which CPE then takes as the `cpe` pass takes it from the
 //! timing analysis, so G_fixed is built once), CPE, and the independent replay — timing each
