@@ -14,10 +14,13 @@
 //!
 //! Invariants: a command is either run and must exit 0, or matched by [`NOT_RUN`] with the
 //! reason it is not — for a long run, a smaller variant documented on the same page, which runs
-//! instead; a new kind of command fails this test until it is one or the other. The test never
+//! instead; a new kind of command fails this test until it is one or the other. README's
+//! commands (the tour, run in the reader's checkout) write nothing outside `target/`, and no page
+//! names one of the project's issues (a reader has no tracker to look them up in). The test never
 //! writes inside the checkout except below `target/` (where `lattice-lit`, run on the linked
 //! `test/`, keeps its temp paths).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -156,6 +159,33 @@ fn scratch(workspace: &Path, page: &str) -> PathBuf {
     checkout
 }
 
+/// The names in `dir`.
+fn entries(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .expect("the scratch checkout is readable")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// Whether `words` (a page's, lower case, in order) name one of the project's issues: `issue 20`,
+/// `issue #20`, `the issue` / `this issue` (but not `the issue order` of a pipe). A reader has no
+/// tracker to look them up in, and such text goes stale when the issue closes.
+fn names_an_issue(words: &[&str]) -> bool {
+    words.windows(3).any(|w| {
+        let numbered = w[0] == "issue" && w[1].trim_start_matches('#').parse::<u32>().is_ok();
+        let definite = matches!(w[0], "the" | "this" | "that")
+            && w[1] == "issue"
+            && !matches!(w[2], "order" | "slot" | "slots" | "width");
+        numbered || definite
+    })
+}
+
 #[test]
 fn every_shell_command_of_the_readme_and_docs_runs_or_says_why_not() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -193,6 +223,7 @@ fn every_shell_command_of_the_readme_and_docs_runs_or_says_why_not() {
             continue;
         }
         let dir = scratch(workspace, &name);
+        let before = entries(&dir);
         for command in &commands {
             if let Some((rule, _)) = NOT_RUN.iter().find(|(rule, _)| rule.matches(command)) {
                 if let Match::Long { smaller, .. } = rule {
@@ -217,6 +248,20 @@ fn every_shell_command_of_the_readme_and_docs_runs_or_says_why_not() {
                     "{name}: `{command}` exited {:?}:\n{}",
                     out.status.code(),
                     String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+        // The README's commands run in the reader's checkout: what they write goes below
+        // `target/`, which git ignores (the manual's pages write beside their `in.lir`).
+        if name == "README.md" {
+            let left: Vec<String> = entries(&dir)
+                .difference(&before)
+                .filter(|entry| entry.as_str() != "target")
+                .cloned()
+                .collect();
+            if !left.is_empty() {
+                failures.push(format!(
+                    "{name}: its commands left {left:?} in the checkout; write below target/"
                 ));
             }
         }
@@ -255,4 +300,30 @@ fn each_reason_not_to_run_a_command_matches_one_of_the_docs() {
             "no command is left out for: {reason}"
         );
     }
+}
+
+#[test]
+fn no_page_names_the_projects_issues() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tools crate lives in the workspace");
+    let naming: Vec<String> = pages(workspace)
+        .into_iter()
+        .filter(|page| {
+            let text = std::fs::read_to_string(page)
+                .expect("readable")
+                .to_lowercase();
+            let words: Vec<&str> = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '#'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            names_an_issue(&words)
+        })
+        .map(|page| page.display().to_string())
+        .collect();
+    assert!(naming.is_empty(), "these pages name an issue: {naming:?}");
+    assert!(names_an_issue(&["as", "issue", "20", "asks"]));
+    assert!(names_an_issue(&["for", "the", "issue", "that"]));
+    assert!(!names_an_issue(&["changes", "the", "issue", "order", "of"]));
+    assert!(!names_an_issue(&["the", "single", "issue", "pipes", "x"]));
 }
