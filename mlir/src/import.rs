@@ -609,7 +609,7 @@ fn read_buffer<'c>(
     own: &OwnNames,
 ) -> Result<(Buffer, Kept<'c>), ImportError> {
     let op = a.op_ref;
-    one_result(&a, "the buffer's value")?;
+    one_result(a, "the buffer's value")?;
     if op.operand_count() != 0 {
         return Err(a.error(K::OperandCount {
             op: dialect::BUFFER,
