@@ -80,12 +80,28 @@ fn lattice_opt_metrics(case: &str, pipeline: &str) -> Value {
     );
     let written = std::fs::read(&file).expect("--metrics=FILE writes the file");
     let mut metrics: Value = serde_json::from_slice(&written).expect("--metrics writes JSON");
-    // `--metrics` adds the fixed-order traffic bound (an LP, not part of the replay) to a
-    // planned module's metrics; the paper's cells hold the replay's alone.
+    // `--metrics` adds the lower bounds (LPs and reachability, not part of the replay) to the
+    // metrics, the traffic ones to a planned module's; the paper's cells hold the replay's alone.
     let fields = metrics.as_object_mut().expect("an object");
     let planned = matches!(fields["phase"].as_str(), Some("planned" | "refined"));
-    assert_eq!(fields.remove("traffic_lower_bound").is_some(), planned);
-    fields.remove("traffic_gap_percent");
+    assert_eq!(
+        fields.remove("traffic_lower_bound_fixed_order").is_some(),
+        planned
+    );
+    assert_eq!(
+        fields.remove("traffic_lower_bound_any_order").is_some(),
+        planned
+    );
+    assert!(fields.remove("peak_lower_bound").is_some());
+    for gap in [
+        "traffic_gap_fixed_order_percent",
+        "peak_gap_percent",
+        "traffic_gap_any_order_percent",
+        "makespan_lower_bound_any_order",
+        "makespan_gap_any_order_percent",
+    ] {
+        fields.remove(gap);
+    }
     metrics
 }
 

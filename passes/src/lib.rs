@@ -55,15 +55,20 @@ pub static REGISTRY: Registry = Registry::new(&[
 .with_trace(trace_modules);
 
 /// `--metrics`: the independent replay's metrics of the final module, with the fixed-order
-/// traffic lower bound of a planned one.
+/// traffic lower bound of a planned one and the order-independent bounds.
 fn report_metrics(module: &Module, format: MetricsFormat) -> String {
     let mut metrics = verify::metrics(module);
-    if module.phase.has_plan() {
+    let planned = module.phase.has_plan();
+    if planned {
         // A module the bound cannot be computed for (operands over capacity) is one the replay
         // already reports as invalid; the field then stays null.
         if let Ok(bound) = analysis::traffic_lower_bound(module) {
-            metrics.set_traffic_lower_bound(bound.bytes);
+            metrics.set_traffic_lower_bound_fixed_order(bound.bytes);
         }
+    }
+    // Likewise: no bounds for a module no order can plan (a cycle, operands over capacity).
+    if let Ok(b) = analysis::any_order_bounds(module) {
+        metrics.set_any_order_bounds(b.peak, b.traffic, b.makespan, planned);
     }
     match format {
         MetricsFormat::Json => metrics.to_json_string(),

@@ -55,11 +55,33 @@ pub struct Metrics {
     /// order of ops moves fewer extra bytes. Only `--metrics` computes it (an LP, not a check),
     /// for planned modules, and leaves the field out otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub traffic_lower_bound: Option<u64>,
-    /// How far the plan's traffic is above that bound, in percent of the bound (0 when both are
-    /// 0; left out when the bound is 0 and the traffic is not, or when there is no bound).
+    pub traffic_lower_bound_fixed_order: Option<u64>,
+    /// How far the plan's traffic is above that bound, in percent of the bound (see
+    /// [`gap_percent`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub traffic_gap_percent: Option<f64>,
+    pub traffic_gap_fixed_order_percent: Option<f64>,
+    /// The order-independent peak bound (`analysis::peak_bound`): no order of the module keeps
+    /// fewer bytes of the non-staging tiers live at once. Only `--metrics` computes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_lower_bound: Option<u64>,
+    /// How far the logical peak is above it, in percent of the bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_gap_percent: Option<f64>,
+    /// The order-independent traffic bound (`analysis::cover_bound`): no order and plan of the
+    /// module moves fewer extra bytes. Only `--metrics` computes it, for planned modules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic_lower_bound_any_order: Option<u64>,
+    /// How far the plan's traffic is above it, in percent of the bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic_gap_any_order_percent: Option<f64>,
+    /// The order-independent makespan bound (`analysis::makespan_bound`): the critical path, or
+    /// the busiest pipe with the spill cycles every plan needs. Only `--metrics` computes it,
+    /// for planned modules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub makespan_lower_bound_any_order: Option<u64>,
+    /// How far the makespan is above it, in percent of the bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub makespan_gap_any_order_percent: Option<f64>,
     /// Pairs of residencies sharing bytes that the timing holds at the same time.
     pub ownership_conflicts: u64,
     /// No violation at all.
@@ -69,15 +91,23 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// Fills the traffic bound fields from `bound`.
-    pub fn set_traffic_lower_bound(&mut self, bound: u64) {
-        self.traffic_lower_bound = Some(bound);
-        self.traffic_gap_percent = match (bound, self.extra_traffic) {
-            (0, 0) => Some(0.0),
-            (0, _) => None,
-            // Two decimals: the JSON stays readable and deterministic across platforms.
-            (b, t) => Some(((t as f64 - b as f64) * 10_000.0 / b as f64).round() / 100.0),
-        };
+    /// Fills the fixed-order traffic bound fields from `bound`.
+    pub fn set_traffic_lower_bound_fixed_order(&mut self, bound: u64) {
+        self.traffic_lower_bound_fixed_order = Some(bound);
+        self.traffic_gap_fixed_order_percent = gap_percent(self.extra_traffic, bound);
+    }
+
+    /// Fills the order-independent bound fields: the peak's always, traffic's and makespan's
+    /// when `planned` (before planning the module has no traffic and no final timing).
+    pub fn set_any_order_bounds(&mut self, peak: u64, traffic: u64, makespan: u64, planned: bool) {
+        self.peak_lower_bound = Some(peak);
+        self.peak_gap_percent = gap_percent(self.logical_peak, peak);
+        if planned {
+            self.traffic_lower_bound_any_order = Some(traffic);
+            self.traffic_gap_any_order_percent = gap_percent(self.extra_traffic, traffic);
+            self.makespan_lower_bound_any_order = Some(makespan);
+            self.makespan_gap_any_order_percent = gap_percent(self.makespan, makespan);
+        }
     }
 
     /// Pretty-printed JSON, one field per line.
@@ -120,11 +150,28 @@ impl Metrics {
             "spills: {}, extra traffic: {}",
             self.spill_count, self.extra_traffic
         );
-        if let Some(bound) = self.traffic_lower_bound {
-            let gap = self
-                .traffic_gap_percent
-                .map_or_else(|| "unbounded".to_string(), |g| format!("{g:.1}%"));
-            let _ = writeln!(s, "traffic lower bound: {bound} (gap {gap})");
+        let shown =
+            |gap: Option<f64>| gap.map_or_else(|| "unbounded".to_string(), |g| format!("{g:.1}%"));
+        if let Some(bound) = self.traffic_lower_bound_fixed_order {
+            let gap = shown(self.traffic_gap_fixed_order_percent);
+            let _ = writeln!(s, "traffic lower bound, this order: {bound} (gap {gap})");
+        }
+        if let Some(peak) = self.peak_lower_bound {
+            let mut line = format!(
+                "lower bounds, any order: peak {peak} (gap {})",
+                shown(self.peak_gap_percent)
+            );
+            if let (Some(t), Some(m)) = (
+                self.traffic_lower_bound_any_order,
+                self.makespan_lower_bound_any_order,
+            ) {
+                let (tg, mg) = (
+                    shown(self.traffic_gap_any_order_percent),
+                    shown(self.makespan_gap_any_order_percent),
+                );
+                line += &format!(", traffic {t} (gap {tg}), makespan {m} (gap {mg})");
+            }
+            let _ = writeln!(s, "{line}");
         }
         let _ = writeln!(
             s,
@@ -151,5 +198,16 @@ impl Metrics {
         };
         let _ = writeln!(s, "violations: {violations}");
         s
+    }
+}
+
+/// How far `value` is above `bound`, in percent of the bound, to two decimals (0 when both are
+/// 0; `None` when the bound is 0 and the value is not: the gap is unbounded).
+pub fn gap_percent(value: u64, bound: u64) -> Option<f64> {
+    match (bound, value) {
+        (0, 0) => Some(0.0),
+        (0, _) => None,
+        // Two decimals: the JSON stays readable and deterministic across platforms.
+        (b, v) => Some(((v as f64 - b as f64) * 10_000.0 / b as f64).round() / 100.0),
     }
 }

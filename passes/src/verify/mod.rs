@@ -51,7 +51,7 @@ pub mod timeline;
 mod timing;
 
 pub use category::{Category, Level, Violation};
-pub use metrics::Metrics;
+pub use metrics::{gap_percent, Metrics};
 pub use pass::{Verify, VerifyOptions};
 pub use reorder::reorder_static_errors;
 use timeline::Parts;
@@ -242,8 +242,14 @@ fn shape(m: &Module) -> Metrics {
         pipe_busy: BTreeMap::new(),
         critical_path: 0,
         makespan_lower_bound: 0,
-        traffic_lower_bound: None,
-        traffic_gap_percent: None,
+        traffic_lower_bound_fixed_order: None,
+        traffic_gap_fixed_order_percent: None,
+        peak_lower_bound: None,
+        peak_gap_percent: None,
+        traffic_lower_bound_any_order: None,
+        traffic_gap_any_order_percent: None,
+        makespan_lower_bound_any_order: None,
+        makespan_gap_any_order_percent: None,
         ownership_conflicts: 0,
         valid: true,
         violations: BTreeMap::new(),
