@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod baselines;
 pub mod cpe;
 pub mod dlr;
+pub mod exact;
 pub mod fuzz;
 #[cfg(feature = "generate")]
 pub mod generate;
@@ -36,6 +37,7 @@ pub static REGISTRY: Registry = Registry::new(&[
     PassInfo::of::<order::Mpas>(),
     PassInfo::of::<order::Order>(),
     PassInfo::of::<search::OrderSearch>(),
+    PassInfo::of::<exact::OrderExact>(),
     PassInfo::of::<dlr::Dlr>(),
     PassInfo::of::<cpe::Cpe>(),
     PassInfo::of::<verify::Verify>(),
