@@ -17,6 +17,12 @@
 //!   traffic and its fixed-order bound, spills, makespan from the independent replay,
 //!   evaluations and seconds;
 //!   `lattice_passes::search::report::results_table`);
+//! - `bounds`: the order-independent lower bounds (peak, traffic, makespan) of every case and
+//!   of generated modules (`--generated N,…`: every family at N nodes), with their time
+//!   (`lattice_passes::exact::report::bounds_table`);
+//! - `oracle`: on `--modules` small generated modules, how often `order-search` reaches the
+//!   optimum `order-exact` proves, per objective, with the worst gaps
+//!   (`lattice_passes::exact::report::oracle_table`);
 //! - `paper`: the whole evaluation of the paper written to `--out DIR` (report.md, results.json,
 //!   timings.json, SVG figures; `lattice_bench::paper`), with a progress bar on a terminal.
 //!
@@ -46,6 +52,8 @@ use lattice_passes::analysis::bottom_levels;
 use lattice_passes::baselines::baseline_table;
 use lattice_passes::cpe::report::results_tables as cpe_tables;
 use lattice_passes::dlr::report::{results_table, Row};
+use lattice_passes::exact::report::{bounds_table, oracle_table};
+use lattice_passes::generate::{generate, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use lattice_passes::search::report::results_table as search_table;
 use lattice_passes::search::{Objective, SearchOptions};
@@ -109,6 +117,28 @@ enum Command {
         #[arg(long, value_name = "OPTIONS", default_value = "")]
         options: String,
     },
+    /// Order-independent lower bounds of every case (and of generated modules) and their time.
+    Bounds {
+        /// Directory holding the contest cases (`*.json`).
+        #[arg(long, value_name = "DIR")]
+        cases: PathBuf,
+        /// Also every generator family at these node counts (seed 1), comma-separated.
+        #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = node_count)]
+        generated: Vec<usize>,
+    },
+    /// How often `order-search` reaches the optimum `order-exact` proves, on small generated
+    /// modules of every family with spilling capacities.
+    Oracle {
+        /// How many modules (families, sizes 8–20 and capacities in turn).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+        modules: u64,
+        /// `order-search` options, as in a pipeline: `"budget=2000 seed=3"`.
+        #[arg(long, value_name = "OPTIONS", default_value = "")]
+        options: String,
+        /// `order-exact`'s state limit.
+        #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+        max_states: u64,
+    },
     /// Scaling: wall time and peak heap of each pipeline stage on generated DAGs of growing size
     /// (writes scale.md, scale.json and scale.svg; build with --release for real numbers).
     Scale {
@@ -170,7 +200,7 @@ fn search_options(text: &str) -> Result<SearchOptions, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Search { options, .. } = &cli.command {
+    if let Command::Search { options, .. } | Command::Oracle { options, .. } = &cli.command {
         if let Err(message) = search_options(options) {
             lattice::io::report(&message);
             return ExitCode::from(2);
@@ -202,6 +232,27 @@ fn main() -> ExitCode {
                     .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
             };
             per_case(&m, table, &mut show)
+        }),
+        Command::Bounds { cases, generated } => read_cases(&cases).and_then(|mut m| {
+            for &nodes in &generated {
+                for shape in Shape::ALL {
+                    m.push(generate(&GenSpec {
+                        shape,
+                        nodes,
+                        seed: 1,
+                    }));
+                }
+            }
+            bounds_table(&m).map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
+        }),
+        Command::Oracle {
+            modules,
+            options,
+            max_states,
+        } => search_options(&options).and_then(|options| {
+            let limit = std::num::NonZeroU64::new(max_states).unwrap_or(std::num::NonZeroU64::MIN);
+            oracle_table(modules as usize, &options, limit)
+                .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
         }),
         Command::Scale {
             out,
