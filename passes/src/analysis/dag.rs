@@ -23,6 +23,10 @@ pub struct Dag {
     pred: Vec<OpId>,
     /// Per op: whether it is a node (not a spill event).
     present: Vec<bool>,
+    /// Per buffer: its ALLOC, if it has one (the first, should the module have several).
+    pub alloc_of: Vec<Option<OpId>>,
+    /// Per buffer: its FREE, if it has one (likewise).
+    pub free_of: Vec<Option<OpId>>,
 }
 
 /// The precedence edges of the original ops form a cycle through this op.
@@ -80,6 +84,8 @@ impl Dag {
             pred_start,
             pred,
             present,
+            alloc_of,
+            free_of,
         };
         dag.topo = dag.kahn(module)?;
         Ok(dag)

@@ -21,15 +21,7 @@ pub fn for_each_live(
     after: bool,
     mut visit: impl FnMut(OpId, BufferId),
 ) {
-    let mut alloc_of = vec![None; module.buffers.len()];
-    let mut free_of = vec![None; module.buffers.len()];
-    for &id in &dag.topo {
-        match module.op(id).kind {
-            OpKind::Alloc { buffer, .. } => alloc_of[buffer.index()] = Some(id),
-            OpKind::Free { buffer } => free_of[buffer.index()] = Some(id),
-            _ => {}
-        }
-    }
+    let (alloc_of, free_of) = (&dag.alloc_of, &dag.free_of);
     // Mark 2i is the i-th kept buffer's ALLOC, 2i+1 its FREE (its ALLOC again when it has none).
     let mut marks = Vec::new();
     let mut kept: Vec<(BufferId, bool)> = Vec::new();

@@ -10,7 +10,7 @@
 //!
 //! Complexity: O((V + E) · M / 64) word operations for M marks, in O(V · CHUNK_WORDS) memory
 //! (two rows of at most CHUNK_WORDS words per op): for a 36K-node module with 100K marks, about
-//! 2·10⁸ word operations and 37 MB.
+//! 2·10⁸ word operations and 18 MB.
 
 use super::dag::Dag;
 use lattice_lir::OpId;

@@ -147,15 +147,7 @@ impl<'m> Space<'m> {
         }
         let mut staging = Vec::new();
         if module.target.l0_exclusive {
-            let mut alloc_of = vec![None; module.buffers.len()];
-            let mut free_of = vec![None; module.buffers.len()];
-            for &id in &dag.topo {
-                match module.op(id).kind {
-                    OpKind::Alloc { buffer, .. } => alloc_of[buffer.index()] = Some(id),
-                    OpKind::Free { buffer } => free_of[buffer.index()] = Some(id),
-                    _ => {}
-                }
-            }
+            let (alloc_of, free_of) = (&dag.alloc_of, &dag.free_of);
             for b in module.buffer_ids() {
                 if module.target.tier(module.buffer(b).tier).staging {
                     staging.push((b, alloc_of[b.index()], free_of[b.index()]));
