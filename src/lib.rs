@@ -25,6 +25,7 @@ pub mod ir_printing;
 pub mod manager;
 pub mod options;
 pub mod output;
+pub mod parallel;
 pub mod pass;
 pub mod pipeline;
 pub mod registry;

@@ -24,6 +24,29 @@ pub trait OptionType: Sized {
     fn magnitude(&self) -> Option<u64> {
         None
     }
+    /// What kind of value it is, for hosts that declare options in a type system of their own;
+    /// text unless the type says otherwise.
+    fn kind() -> OptionKind {
+        OptionKind::Text
+    }
+}
+
+/// What kind of value an option holds: what a host with typed options (the C++ MLIR library's
+/// generated pass options, `lattice_capi`) declares it as. Whatever the kind, lattice's own check
+/// ([`OptionInfo::canonicalize`]) has the last word on a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `true` or `false`.
+    Bool,
+    /// A count no larger than `max`.
+    Unsigned {
+        /// The largest value the type holds.
+        max: u64,
+    },
+    /// One of these words.
+    Choice(Vec<&'static str>),
+    /// Any text.
+    Text,
 }
 
 macro_rules! unsigned_option {
@@ -44,6 +67,9 @@ macro_rules! unsigned_option {
             }
             fn magnitude(&self) -> Option<u64> {
                 u64::try_from(*self).ok()
+            }
+            fn kind() -> OptionKind {
+                OptionKind::Unsigned { max: <$ty>::MAX as u64 }
             }
         }
     )*};
@@ -68,6 +94,9 @@ macro_rules! positive_option {
             fn magnitude(&self) -> Option<u64> {
                 Some(u64::from(self.get()))
             }
+            fn kind() -> OptionKind {
+                OptionKind::Unsigned { max: u64::from(<$ty>::MAX.get()) }
+            }
         }
     )*};
 }
@@ -90,6 +119,9 @@ impl OptionType for bool {
     }
     fn print_option(&self) -> String {
         self.to_string()
+    }
+    fn kind() -> OptionKind {
+        OptionKind::Bool
     }
 }
 
@@ -151,6 +183,9 @@ macro_rules! option_enum {
             fn print_option(&self) -> String {
                 match self { $( $name::$variant => $text.to_string(), )+ }
             }
+            fn kind() -> $crate::options::OptionKind {
+                $crate::options::OptionKind::Choice(vec![$( $text ),+])
+            }
         }
     };
 }
@@ -166,6 +201,8 @@ pub struct OptionInfo {
     pub type_name: String,
     /// The default value, printed canonically.
     pub default: String,
+    /// What kind of value it is.
+    pub kind: OptionKind,
     /// Validates option text and returns its canonical spelling.
     pub canonicalize: fn(&str) -> Result<String, String>,
 }
@@ -285,6 +322,7 @@ macro_rules! pass_options {
                             $crate::__option_range!($($lo, $hi)?),
                         ),
                         default: <$ty as $crate::options::OptionType>::print_option(&$default),
+                        kind: <$ty as $crate::options::OptionType>::kind(),
                         canonicalize: |text| {
                             $crate::options::canonicalize_in::<$ty>(
                                 text,

@@ -51,14 +51,10 @@ pub(crate) fn accept(
     logical_budget: u64,
 ) -> Result<Metrics, Rejection> {
     // The replay and the dependency derivation read the candidate only: run them side by side.
-    let (result, same_deps) = std::thread::scope(|scope| {
-        let derived = scope.spawn(|| same_derived_deps(candidate));
-        let result = replay(candidate, &ReplayOptions::default());
-        let same = derived
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (result, same)
-    });
+    let (result, same_deps) = lattice::parallel::join(
+        || replay(candidate, &ReplayOptions::default()),
+        || same_derived_deps(candidate),
+    );
     if let Some(first) = result.violations.first() {
         return Err(Rejection::Invalid {
             count: result.violations.len(),

@@ -161,14 +161,12 @@ pub fn refine_with(
         result.stats.time = clock.elapsed();
         return Ok(result);
     }
-    std::thread::scope(|scope| {
-        let replayed = scope.spawn(|| valid_metrics(module));
-        let prepared = prepare(module, canon, freeze, options);
-        let freeze_metrics = replayed
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        improve(module, prepared?, freeze_metrics, options)
-    })
+    let (freeze_metrics, prepared) = lattice::parallel::join(
+        || valid_metrics(module),
+        || prepare(module, canon, freeze, options),
+    );
+    let freeze_metrics = freeze_metrics?;
+    improve(module, prepared?, freeze_metrics, options)
 }
 
 /// What CPE builds before it needs Freeze's metrics: the relabelling, the constraint graph,

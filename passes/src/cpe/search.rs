@@ -82,36 +82,23 @@ fn time_swaps(graph: &FixedGraph, order: &PipeOrder, pairs: &[OpId]) -> Vec<Opti
         }
         t
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(pairs.len());
+    let threads = lattice::parallel::threads().min(pairs.len());
     if threads <= 1 {
         let mut order = order.clone();
         return pairs.iter().map(|&x| time(&mut order, x)).collect();
     }
     let mut out: Vec<Option<Times>> = vec![None; pairs.len()];
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|k| {
-                let time = &time;
-                scope.spawn(move || {
-                    let mut order = order.clone();
-                    (k..pairs.len())
-                        .step_by(threads)
-                        .map(|i| (i, time(&mut order, pairs[i])))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for worker in workers {
-            let timed = worker
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (i, t) in timed {
-                out[i] = t;
-            }
-        }
+    // One worker per thread, each with its own copy of the order, over every threads-th pair.
+    let timed = lattice::parallel::map(threads, |k| {
+        let mut order = order.clone();
+        (k..pairs.len())
+            .step_by(threads)
+            .map(|i| (i, time(&mut order, pairs[i])))
+            .collect::<Vec<_>>()
     });
+    for (i, t) in timed.into_iter().flatten() {
+        out[i] = t;
+    }
     out
 }
 

@@ -336,35 +336,24 @@ fn finalists<'a>(
     finalists
 }
 
-/// `f(0..n)` on up to `threads` threads, results in index order (so the thread count changes
-/// nothing but the wall time).
+/// `f(0..n)` on up to `threads` threads (and no more than the host gives a pass,
+/// `lattice::parallel`), results in index order (so the thread count changes nothing but the
+/// wall time).
 fn parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = threads.clamp(1, n.max(1));
+    let threads = threads.clamp(1, n.max(1)).min(lattice::parallel::threads());
     if threads == 1 {
         return (0..n).map(&f).collect();
     }
     let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let f = &f;
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    (t..n)
-                        .step_by(threads)
-                        .map(|i| (i, f(i)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for handle in handles {
-            // A worker only panics if `f` does, and then the search must not go on silently.
-            for (i, value) in handle
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))
-            {
-                slots[i] = Some(value);
-            }
-        }
+    // One worker per thread over every threads-th index; a panic of `f` reaches the caller.
+    let done = lattice::parallel::map(threads, |t| {
+        (t..n)
+            .step_by(threads)
+            .map(|i| (i, f(i)))
+            .collect::<Vec<_>>()
     });
+    for (i, value) in done.into_iter().flatten() {
+        slots[i] = Some(value);
+    }
     slots.into_iter().flatten().collect()
 }

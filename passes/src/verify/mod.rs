@@ -141,22 +141,20 @@ fn run(module: &Module, options: &ReplayOptions) -> (Replay, Option<Parts>) {
     if planned {
         // The two timing-level checks read the same inputs and write nothing else: they run side
         // by side, and their violations are appended in the order a single thread gives.
-        let (hand_offs, (conflicts, owners)) = std::thread::scope(|scope| {
-            let hand_offs = (!options.ignore_reuse).then(|| {
-                scope.spawn(|| {
+        let (hand_offs, (conflicts, owners)) = lattice::parallel::join(
+            || {
+                (!options.ignore_reuse).then(|| {
                     let mut found = Vec::new();
                     hand_off::check_hand_offs(m, &sigma, &r, &full, &mut found);
                     found
                 })
-            });
-            let mut owners = Vec::new();
-            let conflicts = ownership::check_ownership(m, &r, &t, &mut owners);
-            let hand_offs = hand_offs.map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
-            (hand_offs, (conflicts, owners))
-        });
+            },
+            || {
+                let mut owners = Vec::new();
+                let conflicts = ownership::check_ownership(m, &r, &t, &mut owners);
+                (conflicts, owners)
+            },
+        );
         out.extend(hand_offs.into_iter().flatten());
         out.extend(owners);
         metrics.ownership_conflicts = conflicts;
