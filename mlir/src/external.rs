@@ -43,12 +43,13 @@ use crate::dialect;
 use crate::export::{Carried, Kept};
 use crate::import::{held, import_module, lattice_modules, Imported};
 use crate::rewrite::{write_back, Written};
+use crate::run::run_pass;
 use crate::snapshot::Snapshot;
 use crate::strings::{identifier, op_name};
 use lattice::pipeline::PassSpec;
-use lattice::{AnalysisManager, PassContext, Registry};
+use lattice::Registry;
 use lattice_lir::diag::{Loc, Severity};
-use lattice_lir::{verify_module, Module, OpId};
+use lattice_lir::Module;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::TypeId;
 use melior::ir::{Attribute, Identifier, Location, OperationRef};
@@ -240,14 +241,6 @@ unsafe extern "C" fn drop_state(state: *mut c_void) {
     drop(unsafe { Box::from_raw(state.cast::<Imported<'static>>()) });
 }
 
-/// A diagnostic to report: its severity, the message and where.
-struct Report {
-    severity: Severity,
-    op: Option<OpId>,
-    loc: Option<Loc>,
-    message: String,
-}
-
 /// Runs `spec` on one lattice module, starting from the module `cache` keeps for it, if any, and
 /// leaving the result there. The work runs on a thread of its own ([`on_own_thread`]): with a
 /// per-thread allocator such as glibc's, the pass's allocations then come from a heap of their
@@ -342,9 +335,9 @@ fn apply<'c>(
         carried,
         body,
     } = imported;
-    let reports = run_lattice(spec, registry, &mut module, verified);
-    let failure = reports.iter().any(|r| r.severity == Severity::Error);
-    for r in reports {
+    let ran = run_pass(spec, registry, &mut module, verified);
+    let failure = ran.failed();
+    for r in ran.reports {
         let name =
             r.op.and_then(|op| module.ops.get(op.index()))
                 .map(|op| op.name);
@@ -483,84 +476,6 @@ fn without_own<'c>(
         .filter(|(name, _)| !own.contains(&identifier(*name).as_str()))
         .copied()
         .collect()
-}
-
-/// Checks `module` (unless it is `verified` already), runs the pass on it and checks the result,
-/// as lattice's pass manager does; leaves `module` as the pass left it and returns what the pass
-/// emitted (warnings and remarks too) followed by every failure. The pass failed when an error
-/// is among them.
-fn run_lattice(
-    spec: &PassSpec,
-    registry: Registry,
-    module: &mut Module,
-    verified: bool,
-) -> Vec<Report> {
-    let at = |loc: Option<Loc>, message: String| Report {
-        severity: Severity::Error,
-        op: None,
-        loc,
-        message,
-    };
-    let checked = if verified {
-        Ok(())
-    } else {
-        verify_module(module)
-    };
-    if let Err(errors) = checked {
-        return errors
-            .iter()
-            .map(|e| at(e.loc, format!("the lattice module is not well formed: {e}")))
-            .collect();
-    }
-    let Some(info) = registry.get(spec.name) else {
-        return vec![at(None, registry.unknown_pass(spec.name))];
-    };
-    let mut pass = match (info.build)(&spec.options) {
-        Ok(pass) => pass,
-        Err(message) => return vec![at(None, message)],
-    };
-    let phase = module.phase;
-    let mut analyses = AnalysisManager::new();
-    let mut cx = PassContext::new(&mut analyses);
-    let result = pass.run(module, &mut cx);
-    let (_, _, emitted) = cx.finish();
-    let mut reports: Vec<Report> = emitted
-        .into_iter()
-        .map(|d| Report {
-            severity: d.severity,
-            op: d.op,
-            loc: None,
-            message: d.message,
-        })
-        .collect();
-    if let Err(error) = result {
-        let notes: String = error
-            .notes
-            .iter()
-            .map(|(_, n)| format!("; note: {n}"))
-            .collect();
-        reports.push(Report {
-            op: error.op,
-            ..at(None, format!("{}{notes}", error.message))
-        });
-    }
-    if reports.iter().any(|r| r.severity == Severity::Error) {
-        return reports;
-    }
-    if module.phase < phase {
-        let message = format!(
-            "the pass moved the phase back from `{phase}` to `{}`",
-            module.phase
-        );
-        reports.push(at(None, message));
-    } else if let Err(errors) = verify_module(module) {
-        reports.extend(
-            errors
-                .iter()
-                .map(|e| at(e.loc, format!("the IR is invalid after the pass: {e}"))),
-        );
-    }
-    reports
 }
 
 /// An MLIR location for a LIR position: at that line and column of `file` when one is given (an

@@ -29,6 +29,7 @@ use crate::diagnostics::{loc_of, source_file};
 use crate::dialect;
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::export::{Carried, Kept};
+use crate::names::{is_module_name, is_opcode, is_word};
 use crate::strings::{attribute_text, identifier_str, op_name, string_value};
 use lattice::host::Outside;
 use lattice_lir::diag::Loc;
@@ -1061,26 +1062,4 @@ fn shorten(text: String) -> String {
     }
     let cut: String = text.chars().take(MAX).collect();
     format!("{cut}…")
-}
-
-/// LIR's `word`: a letter, then letters, digits and `_`.
-fn is_word(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// LIR's `opcode`: an upper-case letter, then upper-case letters, digits and `_`.
-fn is_opcode(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_uppercase())
-        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
-/// LIR's module name: letters, digits, `_`, `.`, `-` and `$`.
-fn is_module_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '$'))
 }

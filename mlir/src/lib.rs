@@ -11,13 +11,21 @@
 //! - `external` and `pipeline`: every pass of a lattice registry as an MLIR external pass, and
 //!   mixed pipelines such as `canonicalize,lattice-mpas,lattice-dlr,lattice-verify` in an MLIR
 //!   `PassManager`, failures reported as MLIR diagnostics; `external::run_on_operation` is also
-//!   what the `mlir-opt` pass plugin (`mlir/plugin`, its own workspace) runs.
+//!   what the `mlir-opt` pass plugin (`mlir/plugin`, its own workspace) runs;
+//! - in both builds, `error` (what can be wrong with a module read from MLIR), `names` (the
+//!   names LIR can print), `run` (one lattice pass on a LIR module, as `lattice-opt` runs it)
+//!   and `snapshot` (whether a pass changed a module, without a copy of it),
+//!   which the C ABI (`lattice_capi`, behind the C++ MLIR library) uses as well.
 
 // `print!`/`eprint!` panic when the stream is closed (`| head`); library code writes through
 // `std::io::Write` and handles the error (lattice::io), so the macros are forbidden here.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
+pub mod error;
+pub mod names;
+pub mod run;
+pub mod snapshot;
 pub mod sniff;
 
 #[cfg(not(feature = "mlir"))]
@@ -32,8 +40,6 @@ pub mod diagnostics;
 #[cfg(feature = "mlir")]
 pub mod dialect;
 #[cfg(feature = "mlir")]
-pub mod error;
-#[cfg(feature = "mlir")]
 pub mod export;
 #[cfg(feature = "mlir")]
 pub mod external;
@@ -45,8 +51,6 @@ pub mod import;
 pub mod pipeline;
 #[cfg(feature = "mlir")]
 mod rewrite;
-#[cfg(feature = "mlir")]
-mod snapshot;
 #[cfg(feature = "mlir")]
 pub mod strings;
 #[cfg(feature = "mlir")]

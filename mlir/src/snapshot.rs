@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 /// A module as it was before a pass.
-pub(crate) struct Snapshot {
+pub struct Snapshot {
     name: String,
     phase: Phase,
     target: Target,
@@ -46,7 +46,7 @@ struct Shot {
 
 impl Snapshot {
     /// The snapshot of `module`.
-    pub(crate) fn of(module: &Module) -> Self {
+    pub fn of(module: &Module) -> Self {
         let deps_total = module.ops.iter().map(|op| op.deps.len()).sum();
         let mut snapshot = Snapshot {
             name: module.name.clone(),
@@ -88,16 +88,22 @@ impl Snapshot {
         self.name == module.name && self.target == module.target && self.buffers == module.buffers
     }
 
+    // The in-place writer's questions (`crate::rewrite`, feature `mlir`).
+    #[cfg(feature = "mlir")]
     /// The phase the module was in.
     pub(crate) fn phase(&self) -> Phase {
         self.phase
     }
 
+    // The in-place writer's questions (`crate::rewrite`, feature `mlir`).
+    #[cfg(feature = "mlir")]
     /// How many ops the module had.
     pub(crate) fn op_count(&self) -> usize {
         self.ops.len()
     }
 
+    // The in-place writer's questions (`crate::rewrite`, feature `mlir`).
+    #[cfg(feature = "mlir")]
     /// The name of op `id` (an index below [`Self::op_count`]).
     pub(crate) fn op_name(&self, id: OpId) -> u32 {
         self.ops[id.index()].name
@@ -108,11 +114,15 @@ impl Snapshot {
         &self.deps[self.ops[id.index()].deps.clone()]
     }
 
+    // The in-place writer's questions (`crate::rewrite`, feature `mlir`).
+    #[cfg(feature = "mlir")]
     /// The names of the ops in σ.
     pub(crate) fn sigma_names(&self) -> impl Iterator<Item = u32> + '_ {
         self.schedule.iter().map(|&id| self.op_name(id))
     }
 
+    // The in-place writer's questions (`crate::rewrite`, feature `mlir`).
+    #[cfg(feature = "mlir")]
     /// Whether op `id` had a kind of the same variant as `kind` (alloc, free, …).
     pub(crate) fn same_variant(&self, id: OpId, kind: &OpKind) -> bool {
         self.kind_words(id).first() == Some(&variant(kind))
@@ -129,7 +139,7 @@ impl Snapshot {
     }
 
     /// Whether `module` equals the module this is the snapshot of.
-    pub(crate) fn describes(&self, module: &Module) -> bool {
+    pub fn describes(&self, module: &Module) -> bool {
         let frame = self.same_frame(module)
             && self.phase == module.phase
             && self.schedule == module.schedule
@@ -203,7 +213,8 @@ fn encode(kind: &OpKind, words: &mut Vec<u64>, opcode: impl FnOnce(&str) -> u64)
     }
 }
 
-#[cfg(test)]
+// The tests check the writer's questions too, and the exporter's σ, so they need the bridge.
+#[cfg(all(test, feature = "mlir"))]
 pub(crate) mod tests {
     //! The snapshot must say "equal" exactly when `==` does: checked on planned generated
     //! modules (every op kind, spills included) against one edit at a time of every field.
