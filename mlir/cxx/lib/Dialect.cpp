@@ -1,0 +1,346 @@
+//===- Dialect.cpp - the lattice dialect: registration, verifiers, syntax ===//
+//
+// What it does: registers the generated ops and types, implements the verifiers the ODS
+// definition asks for (one kind per dependency, a known phase, a well-formed target) and the
+// custom assembly of the buffer and the five scheduled ops (`%t = lattice.alloc %b id 3 offset 0
+// after [%s, %u spill]`), written by hand so that printing touches no attribute dictionary.
+//
+// Invariants: a verified scheduled op has exactly one `dep_kinds` entry per token operand, each
+// `precedence`, `spill` or `reuse`; the custom assembly prints what it parses (an op printed and
+// parsed again is equal). Cost: verifiers O(operands + attributes) per op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lattice/Dialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace lattice;
+
+#include "lattice/LatticeDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "lattice/LatticeTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "lattice/LatticeOps.cpp.inc"
+
+/// How `dep_kinds` spells each `DepKind`, in its order.
+static constexpr llvm::StringLiteral depKindNames[] = {"precedence", "spill", "reuse"};
+
+void LatticeDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "lattice/LatticeTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "lattice/LatticeOps.cpp.inc"
+      >();
+  for (llvm::StringLiteral name : depKindNames)
+    kindAttrs.push_back(StringAttr::get(getContext(), name));
+}
+
+void lattice::registerLatticeDialect(DialectRegistry &registry) {
+  registry.insert<LatticeDialect>();
+}
+
+StringRef lattice::depKindName(DepKind kind) {
+  return depKindNames[static_cast<unsigned>(kind)];
+}
+
+std::optional<DepKind> lattice::depKindNamed(StringRef name) {
+  for (unsigned i = 0; i < std::size(depKindNames); ++i)
+    if (name == depKindNames[i])
+      return static_cast<DepKind>(i);
+  return std::nullopt;
+}
+
+bool lattice::detail::isUnsignedBelow(Attribute attr, unsigned width) {
+  auto integer = llvm::dyn_cast<IntegerAttr>(attr);
+  if (!integer || !llvm::isa<IntegerType>(integer.getType()))
+    return false;
+  const APInt &value = integer.getValue();
+  if (value.getBitWidth() > 64)
+    return false;
+  if (!integer.getType().isUnsignedInteger() && value.isNegative())
+    return false;
+  return value.getActiveBits() <= width;
+}
+
+namespace {
+
+/// Reads the custom assembly of a lattice op into `result`: `keyword value` pairs, operands,
+/// `after [%a, %b spill]` and the op's discardable attributes. Every lattice op's result is a
+/// `!lattice.token` but a buffer's.
+struct Reader {
+  OpAsmParser &p;
+  OperationState &result;
+
+  ParseResult keyword(StringRef word) { return p.parseKeyword(word); }
+  ParseResult uint(IntegerAttr &attr, unsigned width) {
+    return p.parseCustomAttributeWithFallback(attr, p.getBuilder().getIntegerType(width, false));
+  }
+  ParseResult text(StringAttr &attr) { return p.parseAttribute(attr); }
+  ParseResult flag(BoolAttr &attr) { return p.parseAttribute(attr); }
+
+  /// `after [%a, %b spill, %c reuse]`, or nothing when the op has no dependency.
+  ParseResult deps(SmallVectorImpl<OpAsmParser::UnresolvedOperand> &deps, ArrayAttr &kinds) {
+    ArrayRef<StringAttr> names = static_cast<LatticeDialect *>(result.name.getDialect())->depKindAttrs();
+    SmallVector<Attribute, 4> kindList;
+    if (succeeded(p.parseOptionalKeyword("after"))) {
+      auto one = [&]() -> ParseResult {
+        OpAsmParser::UnresolvedOperand dep;
+        if (p.parseOperand(dep))
+          return failure();
+        deps.push_back(dep);
+        DepKind kind = DepKind::Precedence;
+        StringRef word;
+        SMLoc at = p.getCurrentLocation();
+        if (succeeded(p.parseOptionalKeyword(&word))) {
+          std::optional<DepKind> named = depKindNamed(word);
+          if (!named || *named == DepKind::Precedence)
+            return p.emitError(at, "expected `spill` or `reuse` after a dependency, found `")
+                   << word << "`";
+          kind = *named;
+        }
+        kindList.push_back(names[static_cast<unsigned>(kind)]);
+        return success();
+      };
+      if (p.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, one))
+        return failure();
+    }
+    kinds = ArrayAttr::get(p.getContext(), kindList);
+    return success();
+  }
+
+  /// The discardable attributes, the result type and the operands, resolved in order.
+  ParseResult finish(Type resultType, ArrayRef<std::pair<ArrayRef<OpAsmParser::UnresolvedOperand>, Type>> operands) {
+    if (p.parseOptionalAttrDict(result.attributes))
+      return failure();
+    result.addTypes(resultType);
+    for (auto [list, type] : operands)
+      if (p.resolveOperands(list, type, result.operands))
+        return failure();
+    return success();
+  }
+
+  Type buf() { return BufType::get(p.getContext()); }
+  Type token() { return TokenType::get(p.getContext()); }
+};
+
+/// Writes what `Reader` reads.
+struct Writer {
+  OpAsmPrinter &p;
+
+  void uint(StringRef keyword, IntegerAttr attr) {
+    p << ' ' << keyword << ' ';
+    p.printAttributeWithoutType(attr);
+  }
+  void text(StringRef keyword, StringAttr attr) {
+    p << ' ' << keyword << ' ';
+    p.printAttribute(attr);
+  }
+  void deps(OperandRange deps, ArrayAttr kinds) {
+    if (deps.empty())
+      return;
+    p << " after [";
+    for (auto [i, dep] : llvm::enumerate(deps)) {
+      if (i)
+        p << ", ";
+      p.printOperand(dep);
+      auto name = i < kinds.size() ? llvm::dyn_cast<StringAttr>(kinds[i]) : StringAttr();
+      if (name && name.getValue() != depKindName(DepKind::Precedence))
+        p << ' ' << name.getValue();
+    }
+    p << ']';
+  }
+  /// The op's discardable attributes only: the dictionary the op holds apart from its properties.
+  void finish(Operation *op) { p.printOptionalAttrDict(op->getRawDictionaryAttrs().getValue()); }
+};
+
+} // namespace
+
+ParseResult BufferOp::parse(OpAsmParser &parser, OperationState &result) {
+  Reader r{parser, result};
+  Properties &props = result.getOrAddProperties<Properties>();
+  if (r.keyword("id") || r.uint(props.id, 32) || r.keyword("pos") || r.uint(props.pos, 32) ||
+      r.keyword("in") || r.text(props.tier) || r.keyword("size") || r.uint(props.size, 64) ||
+      r.keyword("backed") || r.flag(props.backed))
+    return failure();
+  return r.finish(r.buf(), {});
+}
+
+void BufferOp::print(OpAsmPrinter &p) {
+  Writer w{p};
+  w.uint("id", getIdAttr());
+  w.uint("pos", getPosAttr());
+  w.text("in", getTierAttr());
+  w.uint("size", getSizeAttr());
+  p << " backed " << (getBacked() ? "true" : "false");
+  w.finish(*this);
+}
+
+ParseResult AllocOp::parse(OpAsmParser &parser, OperationState &result) {
+  Reader r{parser, result};
+  Properties &props = result.getOrAddProperties<Properties>();
+  OpAsmParser::UnresolvedOperand buffer;
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> deps;
+  if (parser.parseOperand(buffer) || r.keyword("id") || r.uint(props.id, 32))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("offset")) && r.uint(props.offset, 64))
+    return failure();
+  if (r.deps(deps, props.dep_kinds))
+    return failure();
+  return r.finish(r.token(), {{buffer, r.buf()}, {deps, r.token()}});
+}
+
+void AllocOp::print(OpAsmPrinter &p) {
+  Writer w{p};
+  p << ' ' << getBuffer();
+  w.uint("id", getIdAttr());
+  if (IntegerAttr offset = getOffsetAttr())
+    w.uint("offset", offset);
+  w.deps(getDeps(), getDepKindsAttr());
+  w.finish(*this);
+}
+
+ParseResult FreeOp::parse(OpAsmParser &parser, OperationState &result) {
+  Reader r{parser, result};
+  Properties &props = result.getOrAddProperties<Properties>();
+  OpAsmParser::UnresolvedOperand buffer;
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> deps;
+  if (parser.parseOperand(buffer) || r.keyword("id") || r.uint(props.id, 32) ||
+      r.deps(deps, props.dep_kinds))
+    return failure();
+  return r.finish(r.token(), {{buffer, r.buf()}, {deps, r.token()}});
+}
+
+void FreeOp::print(OpAsmPrinter &p) {
+  Writer w{p};
+  p << ' ' << getBuffer();
+  w.uint("id", getIdAttr());
+  w.deps(getDeps(), getDepKindsAttr());
+  w.finish(*this);
+}
+
+ParseResult CommandOp::parse(OpAsmParser &parser, OperationState &result) {
+  Reader r{parser, result};
+  Properties &props = result.getOrAddProperties<Properties>();
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> buffers, deps;
+  if (r.text(props.opcode) ||
+      parser.parseOperandList(buffers, OpAsmParser::Delimiter::Paren) || r.keyword("id") ||
+      r.uint(props.id, 32) || r.keyword("on") || r.text(props.pipe) || r.keyword("cycles") ||
+      r.uint(props.cycles, 64) || r.deps(deps, props.dep_kinds))
+    return failure();
+  props.operandSegmentSizes = {static_cast<int32_t>(buffers.size()),
+                               static_cast<int32_t>(deps.size())};
+  return r.finish(r.token(), {{buffers, r.buf()}, {deps, r.token()}});
+}
+
+void CommandOp::print(OpAsmPrinter &p) {
+  Writer w{p};
+  p << ' ';
+  p.printAttribute(getOpcodeAttr());
+  p << '(' << getBuffers() << ')';
+  w.uint("id", getIdAttr());
+  w.text("on", getPipeAttr());
+  w.uint("cycles", getCyclesAttr());
+  w.deps(getDeps(), getDepKindsAttr());
+  w.finish(*this);
+}
+
+ParseResult SpillOutOp::parse(OpAsmParser &parser, OperationState &result) {
+  Reader r{parser, result};
+  Properties &props = result.getOrAddProperties<Properties>();
+  OpAsmParser::UnresolvedOperand buffer;
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> deps;
+  if (parser.parseOperand(buffer) || r.keyword("id") || r.uint(props.id, 32) ||
+      r.keyword("on") || r.text(props.pipe) || r.keyword("cycles") || r.uint(props.cycles, 64) ||
+      r.deps(deps, props.dep_kinds))
+    return failure();
+  return r.finish(r.token(), {{buffer, r.buf()}, {deps, r.token()}});
+}
+
+void SpillOutOp::print(OpAsmPrinter &p) {
+  Writer w{p};
+  p << ' ' << getBuffer();
+  w.uint("id", getIdAttr());
+  w.text("on", getPipeAttr());
+  w.uint("cycles", getCyclesAttr());
+  w.deps(getDeps(), getDepKindsAttr());
+  w.finish(*this);
+}
+
+ParseResult SpillInOp::parse(OpAsmParser &parser, OperationState &result) {
+  Reader r{parser, result};
+  Properties &props = result.getOrAddProperties<Properties>();
+  OpAsmParser::UnresolvedOperand buffer;
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> deps;
+  if (parser.parseOperand(buffer) || r.keyword("id") || r.uint(props.id, 32) ||
+      r.keyword("offset") || r.uint(props.offset, 64) || r.keyword("on") ||
+      r.text(props.pipe) || r.keyword("cycles") || r.uint(props.cycles, 64) ||
+      r.deps(deps, props.dep_kinds))
+    return failure();
+  return r.finish(r.token(), {{buffer, r.buf()}, {deps, r.token()}});
+}
+
+void SpillInOp::print(OpAsmPrinter &p) {
+  Writer w{p};
+  p << ' ' << getBuffer();
+  w.uint("id", getIdAttr());
+  w.uint("offset", getOffsetAttr());
+  w.text("on", getPipeAttr());
+  w.uint("cycles", getCyclesAttr());
+  w.deps(getDeps(), getDepKindsAttr());
+  w.finish(*this);
+}
+
+/// One `dep_kinds` entry per token operand, each a known kind (the dialect's uniqued names, so
+/// each check is a pointer comparison).
+static LogicalResult verifyDepKinds(Operation *op, ArrayAttr kinds, size_t deps) {
+  if (kinds.size() != deps)
+    return op->emitOpError() << "has " << deps << " dependencies but " << kinds.size()
+                             << " `dep_kinds`";
+  ArrayRef<StringAttr> known = static_cast<LatticeDialect *>(op->getDialect())->depKindAttrs();
+  for (Attribute kind : kinds)
+    if (!llvm::is_contained(known, kind))
+      return op->emitOpError() << "has the dependency kind " << kind
+                               << "; kinds are \"precedence\", \"spill\" and \"reuse\"";
+  return success();
+}
+
+LogicalResult AllocOp::verify() { return verifyDepKinds(*this, getDepKinds(), getDeps().size()); }
+LogicalResult FreeOp::verify() { return verifyDepKinds(*this, getDepKinds(), getDeps().size()); }
+LogicalResult CommandOp::verify() {
+  return verifyDepKinds(*this, getDepKinds(), getDeps().size());
+}
+LogicalResult SpillOutOp::verify() {
+  return verifyDepKinds(*this, getDepKinds(), getDeps().size());
+}
+LogicalResult SpillInOp::verify() {
+  return verifyDepKinds(*this, getDepKinds(), getDeps().size());
+}
+
+LogicalResult PhaseOp::verify() {
+  static constexpr llvm::StringLiteral phases[] = {"parsed", "scheduled", "planned", "refined"};
+  if (!llvm::is_contained(phases, getPhase()))
+    return emitOpError() << "has the unknown phase \"" << getPhase()
+                         << "\"; phases are parsed, scheduled, planned and refined";
+  return success();
+}
+
+LogicalResult TargetOp::verify() {
+  for (Attribute tier : getTiers()) {
+    auto dict = llvm::dyn_cast<DictionaryAttr>(tier);
+    bool ok = dict && dict.size() == 3 && llvm::isa_and_present<StringAttr>(dict.get("name")) &&
+              lattice::detail::isUnsignedBelow(dict.get("capacity"), 64) &&
+              llvm::isa_and_present<BoolAttr>(dict.get("staging"));
+    if (!ok)
+      return emitOpError() << "has the tier " << tier
+                           << "; a tier is {name = \"…\", capacity = N, staging = true|false}";
+  }
+  return success();
+}

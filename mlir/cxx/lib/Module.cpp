@@ -1,0 +1,599 @@
+//===- Module.cpp - lattice modules between MLIR and lattice's core ------===//
+//
+// What it does: reads a lattice module's ops into the C ABI's flat arrays (by the generated op
+// classes' accessors: values live in the ops' properties) and writes a module from them back in
+// place or afresh. See Module.h.
+//
+// Invariants: reading changes nothing; strings handed to the core point into MLIR's uniqued
+// attributes, alive as long as the context. Writing in place touches only what differs: an op
+// whose values and operands are as the result says is left alone, so a pass that only reorders
+// costs one `order` and the moves. Cost: O(V + E + B) each way, hash lookups from values to ops
+// when reading and from ids to ops when writing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lattice/Module.h"
+#include "lattice/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace lattice;
+
+namespace {
+
+LatticeStr str(StringRef text) { return {text.data(), text.size()}; }
+StringRef ref(LatticeStr text) { return {text.data, text.len}; }
+
+/// The flat arrays of a module being read, which the description points into.
+struct Reading {
+  std::vector<LatticeTier> tiers;
+  std::vector<LatticeStr> pipes;
+  std::vector<LatticeBuffer> buffers;
+  std::vector<LatticeOp> ops;
+  std::vector<uint32_t> bufferRefs;
+  std::vector<uint32_t> depOps;
+  std::vector<LatticeDepKind> depKinds;
+  LatticeModuleDesc desc{};
+};
+
+LatticeDepKind depKind(Attribute kind) {
+  auto name = llvm::cast<StringAttr>(kind).getValue();
+  return static_cast<LatticeDepKind>(depKindNamed(name).value_or(DepKind::Precedence));
+}
+
+/// Appends op `op`'s dependency operands and kinds to `r`.
+template <typename OpT> void readDeps(OpT op, Reading &r, const llvm::DenseMap<Operation *, uint32_t> &tokens,
+                                      LatticeOp &out) {
+  out.deps_begin = r.depOps.size();
+  ArrayAttr kinds = op.getDepKinds();
+  for (auto [i, dep] : llvm::enumerate(op.getDeps())) {
+    auto found = tokens.find(dep.getDefiningOp());
+    r.depOps.push_back(found == tokens.end() ? LATTICE_NONE : found->second);
+    r.depKinds.push_back(i < kinds.size() ? depKind(kinds[i]) : LATTICE_DEP_PRECEDENCE);
+  }
+  out.dep_count = r.depOps.size() - out.deps_begin;
+}
+
+uint32_t bufferRef(Value value, const llvm::DenseMap<Operation *, uint32_t> &buffers) {
+  auto found = buffers.find(value.getDefiningOp());
+  return found == buffers.end() ? LATTICE_NONE : found->second;
+}
+
+} // namespace
+
+bool lattice::isLatticeModule(Operation *op) {
+  auto module = llvm::dyn_cast<ModuleOp>(op);
+  if (!module)
+    return false;
+  for (Operation &child : *module.getBody())
+    if (llvm::isa<LatticeDialect>(child.getDialect()))
+      return true;
+  return false;
+}
+
+llvm::SmallVector<ModuleOp> lattice::latticeModules(Operation *root) {
+  llvm::SmallVector<ModuleOp> found;
+  std::function<void(Operation *)> visit = [&](Operation *op) {
+    if (isLatticeModule(op)) {
+      found.push_back(llvm::cast<ModuleOp>(op));
+      return;
+    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Operation &child : block)
+          visit(&child);
+  };
+  visit(root);
+  return found;
+}
+
+FailureOr<LirModule> LirModule::read(ModuleOp module) {
+  LirModule m;
+  m.module = module;
+  Reading r;
+  llvm::DenseMap<Operation *, uint32_t> bufferIndex, tokenIndex;
+  bool bad = false;
+  auto fail = [&](Operation *op, const Twine &message) {
+    op->emitError(message);
+    bad = true;
+  };
+  // First the ops' places, so that operands resolve whatever the body order.
+  for (Operation &op : *module.getBody()) {
+    if (llvm::isa<PhaseOp>(op)) {
+      if (m.phase)
+        fail(&op, "the lattice module has a second `lattice.phase` op");
+      m.phase = &op;
+    } else if (llvm::isa<TargetOp>(op)) {
+      if (m.target)
+        fail(&op, "the lattice module has a second `lattice.target` op");
+      m.target = &op;
+    } else if (llvm::isa<BufferOp>(op)) {
+      bufferIndex[&op] = m.buffers.size();
+      m.buffers.push_back(&op);
+    } else if (llvm::isa<AllocOp, FreeOp, CommandOp, SpillOutOp, SpillInOp>(op)) {
+      tokenIndex[&op] = m.ops.size();
+      m.ops.push_back(&op);
+    } else {
+      fail(&op, "`" + op.getName().getStringRef() +
+                    "` in a lattice module: a lattice module holds only `lattice.*` ops");
+    }
+  }
+  if (!m.phase)
+    fail(module, "the lattice module has no `lattice.phase` op");
+  if (!m.target)
+    fail(module, "the lattice module has no `lattice.target` op");
+  if (bad)
+    return failure();
+
+  auto phase = llvm::cast<PhaseOp>(m.phase);
+  auto target = llvm::cast<TargetOp>(m.target);
+  for (Attribute tier : target.getTiers()) {
+    auto dict = llvm::cast<DictionaryAttr>(tier);
+    r.tiers.push_back({str(llvm::cast<StringAttr>(dict.get("name")).getValue()),
+                       llvm::cast<IntegerAttr>(dict.get("capacity")).getValue().getZExtValue(),
+                       llvm::cast<BoolAttr>(dict.get("staging")).getValue()});
+  }
+  for (Attribute pipe : target.getPipes())
+    r.pipes.push_back(str(llvm::cast<StringAttr>(pipe).getValue()));
+  for (Operation *op : m.buffers) {
+    auto b = llvm::cast<BufferOp>(op);
+    r.buffers.push_back({b.getId(), b.getPos(), str(b.getTier()), b.getSize(), b.getBacked()});
+  }
+  r.ops.reserve(m.ops.size());
+  r.bufferRefs.reserve(m.ops.size() * 2);
+  for (Operation *op : m.ops) {
+    LatticeOp out{};
+    out.buffers_begin = r.bufferRefs.size();
+    llvm::TypeSwitch<Operation *>(op)
+        .Case([&](AllocOp a) {
+          out.kind = LATTICE_OP_KIND_ALLOC;
+          out.id = a.getId();
+          if (std::optional<uint64_t> offset = a.getOffset()) {
+            out.offset = *offset;
+            out.has_offset = true;
+          }
+          r.bufferRefs.push_back(bufferRef(a.getBuffer(), bufferIndex));
+          readDeps(a, r, tokenIndex, out);
+        })
+        .Case([&](FreeOp f) {
+          out.kind = LATTICE_OP_KIND_FREE;
+          out.id = f.getId();
+          r.bufferRefs.push_back(bufferRef(f.getBuffer(), bufferIndex));
+          readDeps(f, r, tokenIndex, out);
+        })
+        .Case([&](CommandOp c) {
+          out.kind = LATTICE_OP_KIND_COMMAND;
+          out.id = c.getId();
+          out.opcode = str(c.getOpcode());
+          out.pipe = str(c.getPipe());
+          out.cycles = c.getCycles();
+          for (Value b : c.getBuffers())
+            r.bufferRefs.push_back(bufferRef(b, bufferIndex));
+          readDeps(c, r, tokenIndex, out);
+        })
+        .Case([&](SpillOutOp s) {
+          out.kind = LATTICE_OP_KIND_SPILL_OUT;
+          out.id = s.getId();
+          out.pipe = str(s.getPipe());
+          out.cycles = s.getCycles();
+          r.bufferRefs.push_back(bufferRef(s.getBuffer(), bufferIndex));
+          readDeps(s, r, tokenIndex, out);
+        })
+        .Case([&](SpillInOp s) {
+          out.kind = LATTICE_OP_KIND_SPILL_IN;
+          out.id = s.getId();
+          out.pipe = str(s.getPipe());
+          out.cycles = s.getCycles();
+          out.offset = s.getOffset();
+          out.has_offset = true;
+          r.bufferRefs.push_back(bufferRef(s.getBuffer(), bufferIndex));
+          readDeps(s, r, tokenIndex, out);
+        });
+    out.buffer_count = r.bufferRefs.size() - out.buffers_begin;
+    r.ops.push_back(out);
+  }
+  ArrayRef<int64_t> order = phase.getOrder();
+  std::optional<StringRef> name = module.getSymName();
+  r.desc.name = str(name.value_or(""));
+  r.desc.phase = str(phase.getPhase());
+  r.desc.target = {r.tiers.data(),
+                   r.tiers.size(),
+                   r.pipes.data(),
+                   r.pipes.size(),
+                   str(target.getSpillOut()),
+                   str(target.getSpillIn()),
+                   target.getSpillCostBase(),
+                   target.getSpillCostPerByte(),
+                   target.getL0Exclusive()};
+  r.desc.buffers = r.buffers.data();
+  r.desc.buffer_count = r.buffers.size();
+  r.desc.ops = r.ops.data();
+  r.desc.op_count = r.ops.size();
+  r.desc.buffer_refs = r.bufferRefs.data();
+  r.desc.buffer_ref_count = r.bufferRefs.size();
+  r.desc.dep_ops = r.depOps.data();
+  r.desc.dep_kinds = r.depKinds.data();
+  r.desc.dep_count = r.depOps.size();
+  r.desc.order = order.data();
+  r.desc.order_count = order.size();
+
+  LatticeReport *report = nullptr;
+  m.handle.reset(lattice_module_assemble(&r.desc, &report));
+  LogicalResult reported = emitReport(report, &m, module, "");
+  lattice_report_free(report);
+  if (failed(reported) || !m.handle)
+    return failure();
+  return m;
+}
+
+FailureOr<LirModule> LirModule::parseLir(StringRef text, Location loc) {
+  LirModule m;
+  LatticeReport *report = nullptr;
+  m.handle.reset(lattice_module_parse_lir(str(text), &report));
+  size_t count = 0;
+  const LatticeDiagnostic *diagnostics = lattice_report_diagnostics(report, &count);
+  for (size_t i = 0; i < count; ++i) {
+    const LatticeDiagnostic &d = diagnostics[i];
+    Location at = loc;
+    if (auto file = llvm::dyn_cast<FileLineColLoc>(loc); file && d.line)
+      at = FileLineColLoc::get(file.getFilename(), d.line, d.column);
+    emitError(at) << ref(d.message);
+  }
+  lattice_report_free(report);
+  if (!m.handle)
+    return failure();
+  return m;
+}
+
+const LatticeModuleDesc &LirModule::view() const { return *lattice_module_view(handle.get()); }
+
+static std::string takeText(LatticeText *text) {
+  if (!text)
+    return {};
+  std::string result = ref(lattice_text_str(text)).str();
+  lattice_text_free(text);
+  return result;
+}
+
+std::string LirModule::printLir() const { return takeText(lattice_module_print_lir(handle.get())); }
+
+std::string LirModule::metricsJson() const {
+  return takeText(lattice_module_metrics_json(handle.get()));
+}
+
+Operation *LirModule::sourceOp(uint32_t index) const {
+  return index < ops.size() ? ops[index] : nullptr;
+}
+
+Operation *LirModule::anchorOp(const LatticeDiagnostic &d) const {
+  Operation *found = nullptr;
+  switch (d.anchor) {
+  case LATTICE_ANCHOR_PHASE:
+    found = phase;
+    break;
+  case LATTICE_ANCHOR_TARGET:
+    found = target;
+    break;
+  case LATTICE_ANCHOR_BUFFER:
+    found = d.index < buffers.size() ? buffers[d.index] : nullptr;
+    break;
+  case LATTICE_ANCHOR_OP:
+    found = sourceOp(d.index);
+    break;
+  default:
+    break;
+  }
+  return found ? found : module;
+}
+
+LogicalResult lattice::emitReport(const LatticeReport *report, const LirModule *module,
+                                  Operation *fallback, StringRef prefix) {
+  if (!report)
+    return success();
+  size_t count = 0;
+  const LatticeDiagnostic *diagnostics = lattice_report_diagnostics(report, &count);
+  for (size_t i = 0; i < count; ++i) {
+    const LatticeDiagnostic &d = diagnostics[i];
+    Operation *op = module ? module->anchorOp(d) : nullptr;
+    if (!op)
+      op = fallback;
+    std::string message = (prefix + ref(d.message)).str();
+    switch (d.severity) {
+    case LATTICE_SEVERITY_ERROR:
+      op->emitError(message);
+      break;
+    case LATTICE_SEVERITY_WARNING:
+      op->emitWarning(message);
+      break;
+    default:
+      op->emitRemark(message);
+      break;
+    }
+  }
+  return failure(lattice_report_failed(report));
+}
+
+namespace {
+
+/// Builds and updates lattice ops from a description (one writer for both `write` and `build`).
+class Writer {
+public:
+  Writer(OpBuilder &builder, const LatticeModuleDesc &desc, Location loc)
+      : b(builder), desc(desc), loc(loc), ctx(builder.getContext()),
+        u32(IntegerType::get(ctx, 32, IntegerType::Unsigned)),
+        u64(IntegerType::get(ctx, 64, IntegerType::Unsigned)), buf(BufType::get(ctx)),
+        token(TokenType::get(ctx)) {
+    for (DepKind kind : {DepKind::Precedence, DepKind::Spill, DepKind::Reuse})
+      kindNames.push_back(StringAttr::get(ctx, depKindName(kind)));
+  }
+
+  IntegerAttr id(uint32_t v) { return IntegerAttr::get(u32, v); }
+  IntegerAttr big(uint64_t v) { return IntegerAttr::get(u64, APInt(64, v)); }
+  StringAttr text(LatticeStr s) { return StringAttr::get(ctx, ref(s)); }
+
+  /// Op `i`'s buffers and dependency tokens (ops built or found so far, σ order).
+  SmallVector<Value> bufferValues(const LatticeOp &op) {
+    SmallVector<Value> values;
+    for (uint32_t k = 0; k < op.buffer_count; ++k)
+      values.push_back(buffers[desc.buffer_refs[op.buffers_begin + k]]);
+    return values;
+  }
+  SmallVector<Value> depValues(const LatticeOp &op) {
+    SmallVector<Value> values;
+    for (uint32_t k = 0; k < op.dep_count; ++k)
+      values.push_back(tokens[desc.dep_ops[op.deps_begin + k]]);
+    return values;
+  }
+  ArrayAttr kinds(const LatticeOp &op) {
+    SmallVector<Attribute, 4> names;
+    for (uint32_t k = 0; k < op.dep_count; ++k)
+      names.push_back(kindNames[desc.dep_kinds[op.deps_begin + k]]);
+    return ArrayAttr::get(ctx, names);
+  }
+
+  PhaseOp phase() {
+    return PhaseOp::create(b, loc, text(desc.phase),
+                             b.getDenseI64ArrayAttr(ArrayRef(desc.order, desc.order_count)));
+  }
+
+  void header() {
+    phase();
+    SmallVector<Attribute> tiers, pipes;
+    for (size_t i = 0; i < desc.target.tier_count; ++i) {
+      const LatticeTier &t = desc.target.tiers[i];
+      NamedAttribute fields[] = {b.getNamedAttr("capacity", big(t.capacity)),
+                                 b.getNamedAttr("name", text(t.name)),
+                                 b.getNamedAttr("staging", b.getBoolAttr(t.staging))};
+      tiers.push_back(DictionaryAttr::getWithSorted(ctx, fields));
+    }
+    for (size_t i = 0; i < desc.target.pipe_count; ++i)
+      pipes.push_back(text(desc.target.pipes[i]));
+    const LatticeTarget &t = desc.target;
+    TargetOp::create(b, loc, b.getArrayAttr(tiers), b.getArrayAttr(pipes), text(t.spill_out),
+                       text(t.spill_in), big(t.spill_cost_base), big(t.spill_cost_per_byte),
+                       b.getBoolAttr(t.l0_exclusive));
+    for (size_t i = 0; i < desc.buffer_count; ++i) {
+      const LatticeBuffer &x = desc.buffers[i];
+      buffers.push_back(BufferOp::create(b, loc, buf, id(x.id), id(x.pos), text(x.tier),
+                                           big(x.size), b.getBoolAttr(x.backed)));
+    }
+  }
+
+  /// A new op for `op`.
+  Operation *create(const LatticeOp &op) {
+    SmallVector<Value> bs = bufferValues(op), deps = depValues(op);
+    switch (op.kind) {
+    case LATTICE_OP_KIND_ALLOC:
+      return AllocOp::create(b, loc, token, bs[0], deps, id(op.id),
+                               op.has_offset ? big(op.offset) : IntegerAttr(), kinds(op));
+    case LATTICE_OP_KIND_FREE:
+      return FreeOp::create(b, loc, token, bs[0], deps, id(op.id), kinds(op));
+    case LATTICE_OP_KIND_COMMAND:
+      return CommandOp::create(b, loc, token, bs, deps, id(op.id), text(op.opcode), text(op.pipe),
+                                 big(op.cycles), kinds(op));
+    case LATTICE_OP_KIND_SPILL_OUT:
+      return SpillOutOp::create(b, loc, token, bs[0], deps, id(op.id), text(op.pipe),
+                                  big(op.cycles), kinds(op));
+    default:
+      return SpillInOp::create(b, loc, token, bs[0], deps, id(op.id), big(op.offset),
+                                 text(op.pipe), big(op.cycles), kinds(op));
+    }
+  }
+
+  /// Whether `have` (an op's `dep_kinds`) lists `op`'s dependency kinds (without making the list).
+  bool sameKinds(ArrayAttr have, const LatticeOp &op) {
+    if (have.size() != op.dep_count)
+      return false;
+    for (uint32_t k = 0; k < op.dep_count; ++k)
+      if (have[k] != kindNames[desc.dep_kinds[op.deps_begin + k]])
+        return false;
+    return true;
+  }
+
+  /// Whether `existing` (a lattice op of the kind `op` has) holds exactly `op`'s operands.
+  bool sameOperands(Operation *existing, const LatticeOp &op) {
+    unsigned n = existing->getNumOperands();
+    if (n != op.buffer_count + op.dep_count)
+      return false;
+    for (uint32_t k = 0; k < op.buffer_count; ++k)
+      if (existing->getOperand(k) != buffers[desc.buffer_refs[op.buffers_begin + k]])
+        return false;
+    for (uint32_t k = 0; k < op.dep_count; ++k)
+      if (existing->getOperand(op.buffer_count + k) != tokens[desc.dep_ops[op.deps_begin + k]])
+        return false;
+    return true;
+  }
+
+  /// Brings `existing` in line with `op`; false when it is another kind of op.
+  bool update(Operation *existing, const LatticeOp &op) {
+    auto sameDeps = [&](ArrayAttr have) { return sameKinds(have, op) && sameOperands(existing, op); };
+    auto setDeps = [&](auto x) {
+      if (sameDeps(x.getDepKinds()))
+        return;
+      x.setDepKindsAttr(kinds(op));
+      SmallVector<Value> values = bufferValues(op);
+      values.append(depValues(op));
+      existing->setOperands(values);
+    };
+    return llvm::TypeSwitch<Operation *, bool>(existing)
+        .Case([&](AllocOp a) {
+          if (op.kind != LATTICE_OP_KIND_ALLOC)
+            return false;
+          std::optional<uint64_t> offset = a.getOffset();
+          if (op.has_offset != offset.has_value() || (offset && *offset != op.offset))
+            a.setOffsetAttr(op.has_offset ? big(op.offset) : IntegerAttr());
+          setDeps(a);
+          return true;
+        })
+        .Case([&](FreeOp f) {
+          if (op.kind != LATTICE_OP_KIND_FREE)
+            return false;
+          setDeps(f);
+          return true;
+        })
+        .Case([&](CommandOp c) {
+          if (op.kind != LATTICE_OP_KIND_COMMAND)
+            return false;
+          if (c.getOpcode() != ref(op.opcode))
+            c.setOpcodeAttr(text(op.opcode));
+          if (c.getPipe() != ref(op.pipe))
+            c.setPipeAttr(text(op.pipe));
+          if (c.getCycles() != op.cycles)
+            c.setCyclesAttr(big(op.cycles));
+          if (!sameDeps(c.getDepKinds())) {
+            c.setDepKindsAttr(kinds(op));
+            c.getBuffersMutable().assign(bufferValues(op));
+            c.getDepsMutable().assign(depValues(op));
+          }
+          return true;
+        })
+        .Case([&](SpillOutOp s) {
+          if (op.kind != LATTICE_OP_KIND_SPILL_OUT)
+            return false;
+          if (s.getPipe() != ref(op.pipe))
+            s.setPipeAttr(text(op.pipe));
+          if (s.getCycles() != op.cycles)
+            s.setCyclesAttr(big(op.cycles));
+          setDeps(s);
+          return true;
+        })
+        .Case([&](SpillInOp s) {
+          if (op.kind != LATTICE_OP_KIND_SPILL_IN)
+            return false;
+          if (s.getOffset() != op.offset)
+            s.setOffsetAttr(big(op.offset));
+          if (s.getPipe() != ref(op.pipe))
+            s.setPipeAttr(text(op.pipe));
+          if (s.getCycles() != op.cycles)
+            s.setCyclesAttr(big(op.cycles));
+          setDeps(s);
+          return true;
+        })
+        .Default([](Operation *) { return false; });
+  }
+
+  OpBuilder &b;
+  const LatticeModuleDesc &desc;
+  Location loc;
+  MLIRContext *ctx;
+  IntegerType u32, u64;
+  Type buf, token;
+  SmallVector<StringAttr, 3> kindNames;
+  /// The buffer values by `pos`, the tokens by σ position.
+  std::vector<Value> buffers, tokens;
+};
+
+} // namespace
+
+void LirModule::build(OpBuilder &builder, Location loc) const {
+  const LatticeModuleDesc &desc = view();
+  Writer w(builder, desc, loc);
+  w.header();
+  w.tokens.reserve(desc.op_count);
+  for (size_t i = 0; i < desc.op_count; ++i)
+    w.tokens.push_back(w.create(desc.ops[i])->getResult(0));
+}
+
+LogicalResult LirModule::write(ModuleOp into) {
+  const LatticeModuleDesc &desc = view();
+  Block *body = into.getBody();
+  PhaseOp phaseOp;
+  std::vector<Value> buffersByPos(desc.buffer_count);
+  std::vector<Operation *> bufferOps(desc.buffer_count);
+  llvm::DenseMap<uint32_t, Operation *> byId;
+  for (Operation &op : *body) {
+    if (auto p = llvm::dyn_cast<PhaseOp>(op))
+      phaseOp = p;
+    else if (auto b = llvm::dyn_cast<BufferOp>(op)) {
+      if (b.getPos() >= buffersByPos.size())
+        return op.emitError("the lattice module's buffers changed under a lattice pass");
+      buffersByPos[b.getPos()] = b.getResult();
+      bufferOps[b.getPos()] = &op;
+    } else if (llvm::isa<TargetOp>(op))
+      target = &op;
+    else
+      byId[llvm::cast<IntegerAttr>(op.getInherentAttr("id").value()).getInt()] = &op;
+  }
+  if (!phaseOp)
+    return into.emitError("the lattice module lost its `lattice.phase` op");
+  OpBuilder builder(into.getContext());
+  builder.setInsertionPointToEnd(body);
+  Writer w(builder, desc, into.getLoc());
+  w.buffers = std::move(buffersByPos);
+  w.tokens.reserve(desc.op_count);
+  llvm::DenseSet<Operation *> kept;
+  std::vector<Operation *> sigma;
+  sigma.reserve(desc.op_count);
+  for (size_t i = 0; i < desc.op_count; ++i) {
+    const LatticeOp &op = desc.ops[i];
+    Operation *existing = byId.lookup(op.id);
+    if (!existing || !w.update(existing, op))
+      existing = w.create(op);
+    kept.insert(existing);
+    sigma.push_back(existing);
+    w.tokens.push_back(existing->getResult(0));
+  }
+  if (phaseOp.getPhase() != ref(desc.phase))
+    phaseOp.setPhaseAttr(w.text(desc.phase));
+  ArrayRef<int64_t> order(desc.order, desc.order_count);
+  if (phaseOp.getOrder() != order)
+    phaseOp.setOrderAttr(builder.getDenseI64ArrayAttr(order));
+  // Ops the result no longer has (their tokens are used only by ops that are gone too).
+  SmallVector<Operation *> gone;
+  for (auto &[id, op] : byId)
+    if (!kept.contains(op))
+      gone.push_back(op);
+  for (Operation *op : gone)
+    op->dropAllUses();
+  for (Operation *op : gone)
+    op->erase();
+  // The body in σ order after the header and buffers; nothing moves when it already is.
+  Operation *first = sigma.empty() ? nullptr : sigma.front();
+  bool inOrder = true;
+  if (first) {
+    Operation *at = first;
+    for (Operation *op : sigma) {
+      if (op != at) {
+        inOrder = false;
+        break;
+      }
+      at = at->getNextNode();
+    }
+    inOrder = inOrder && !at;
+  }
+  if (!inOrder)
+    for (Operation *op : sigma)
+      op->moveBefore(body, body->end());
+  // From now on the handle describes these ops: buffers by `pos`, ops by their index.
+  module = into;
+  phase = phaseOp;
+  buffers = std::move(bufferOps);
+  ops.assign(desc.op_count, nullptr);
+  for (size_t i = 0; i < desc.op_count; ++i)
+    if (desc.ops[i].index < ops.size())
+      ops[desc.ops[i].index] = sigma[i];
+  return success();
+}

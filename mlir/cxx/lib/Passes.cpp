@@ -1,0 +1,192 @@
+//===- Passes.cpp - lattice passes as MLIR passes -------------------------===//
+//
+// What it does: the pass classes generated from lattice's registry (Passes.cpp.inc) and what
+// they share: option checks and the run through the C ABI — read each lattice module, run the
+// lattice pass on the context's threads, report its diagnostics at their ops, write the result
+// in place — and, for MLIR builds whose statistics are compiled out, lattice's own report of
+// what the passes counted under `--mlir-pass-statistics`.
+//
+// Invariants: a failing pass leaves every module as it was (the result is written only after the
+// run succeeded on that module); diagnostics keep the order the pass emitted them, each prefixed
+// with the pass's argument; the work of a pass uses at most the context's threads, and only the
+// calling thread when multithreading is off. Cost: per module, the read and write (O(V + E + B))
+// around lattice's pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lattice/Passes.h"
+#include "lattice/Module.h"
+
+#include "mlir/IR/Threading.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+LatticeStr str(StringRef text) { return {text.data(), text.size()}; }
+StringRef ref(LatticeStr text) { return {text.data, text.len}; }
+
+/// The C ABI's view of `values`: names and values, side by side.
+struct OptionArrays {
+  explicit OptionArrays(const lattice::detail::OptionValues &values) {
+    for (const auto &[name, value] : values) {
+      names.push_back(str(name));
+      texts.push_back(str(value));
+    }
+  }
+  std::vector<LatticeStr> names, texts;
+};
+
+/// Whether `--mlir-pass-statistics` was given while MLIR's own statistics are compiled out (as
+/// in release builds of LLVM such as Debian's, where `Pass::Statistic` counts nothing): then
+/// lattice reports what its passes counted itself.
+bool ownStatisticsReport() {
+#if LLVM_ENABLE_STATS
+  return false;
+#else
+  static const bool wanted = [] {
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto found = options.find("mlir-pass-statistics");
+    return found != options.end() && found->second->getNumOccurrences() > 0;
+  }();
+  return wanted;
+#endif
+}
+
+/// What lattice passes counted, by pass (in the order they first reported), summed over modules
+/// and threads, printed when the process ends in the layout of MLIR's `--mlir-pass-statistics`
+/// list.
+struct StatisticsStore {
+  std::mutex lock;
+  /// Per pass: its argument and its counters (name, value) in report order.
+  llvm::MapVector<const Pass *,
+                  std::pair<std::string, std::vector<std::pair<std::string, uint64_t>>>>
+      passes;
+
+  void record(const Pass &pass, const LatticeReport *report) {
+    size_t count = 0;
+    const LatticeStatistic *stats = lattice_report_statistics(report, &count);
+    std::lock_guard<std::mutex> guard(lock);
+    auto &entry = passes[pass.getThreadingSiblingOrThis()];
+    entry.first = pass.getArgument().str();
+    for (size_t i = 0; i < count; ++i) {
+      StringRef name = ref(stats[i].name);
+      auto found = llvm::find_if(entry.second, [&](auto &s) { return s.first == name; });
+      if (found == entry.second.end())
+        entry.second.emplace_back(name.str(), stats[i].value);
+      else
+        found->second += stats[i].value;
+    }
+  }
+
+  ~StatisticsStore() {
+    llvm::raw_ostream &os = llvm::errs();
+    os << "===" << std::string(73, '-') << "===\n"
+       << std::string(18, ' ') << "... lattice pass statistics report ...\n"
+       << "===" << std::string(73, '-') << "===\n";
+    for (auto &[pass, entry] : passes) {
+      os << entry.first << "\n";
+      for (auto &[name, value] : entry.second)
+        os << "  (S) " << value << " " << name << "\n";
+    }
+    os.flush();
+  }
+};
+
+StatisticsStore &store() {
+  // errs() first, so that it is destroyed after the store prints to it.
+  (void)llvm::errs();
+  static StatisticsStore store;
+  return store;
+}
+
+/// The context's threads as the C ABI's executor.
+LatticeExecutor executorOf(MLIRContext *context) {
+  LatticeExecutor executor{context, 1, nullptr};
+  if (!context->isMultithreadingEnabled())
+    return executor;
+  executor.threads = context->getNumThreads();
+  executor.parallel_for = [](void *ctx, size_t count, LatticeJob run, void *job) {
+    mlir::parallelFor(static_cast<MLIRContext *>(ctx), 0, count,
+                      [&](size_t i) { run(job, i); });
+  };
+  return executor;
+}
+
+} // namespace
+
+std::string lattice::detail::optionText(bool value) { return value ? "true" : "false"; }
+std::string lattice::detail::optionText(uint32_t value) { return std::to_string(value); }
+std::string lattice::detail::optionText(uint64_t value) { return std::to_string(value); }
+std::string lattice::detail::optionText(const std::string &value) { return value; }
+
+LogicalResult lattice::detail::checkOptions(
+    StringRef pass, const OptionValues &values,
+    llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler) {
+  OptionArrays arrays(values);
+  LatticeReport *report = lattice_check_options(str(pass), arrays.names.data(),
+                                                arrays.texts.data(), values.size());
+  LogicalResult result = success();
+  size_t count = 0;
+  const LatticeDiagnostic *diagnostics = lattice_report_diagnostics(report, &count);
+  if (lattice_report_failed(report) && count)
+    result = errorHandler("lattice-" + pass + ": " + ref(diagnostics[0].message));
+  lattice_report_free(report);
+  return result;
+}
+
+lattice::detail::Ran lattice::detail::runPass(Pass &self, Operation *root,
+                                              AnalysisManager analyses, StringRef pass,
+                                              const OptionValues &values) {
+  if (lattice_abi_version() != LATTICE_ABI_VERSION) {
+    root->emitError() << "lattice: the linked lattice core speaks C ABI version "
+                      << lattice_abi_version() << ", this library version " << LATTICE_ABI_VERSION;
+    return Ran::Failed;
+  }
+  OptionArrays arrays(values);
+  LatticeExecutor executor = executorOf(root->getContext());
+  std::string prefix = (self.getArgument() + ": ").str();
+  bool failed = false, changed = false;
+  // Every module runs, so that each reports its problems.
+  for (ModuleOp module : latticeModules(root)) {
+    AnalysisManager manager = module == root ? analyses : analyses.nest(module);
+    CachedModule &cached = manager.getAnalysis<CachedModule>();
+    if (!cached.module) {
+      FailureOr<LirModule> read = LirModule::read(module);
+      if (mlir::failed(read)) {
+        failed = true;
+        continue;
+      }
+      cached.module = std::move(*read);
+    }
+    LirModule &lir = *cached.module;
+    LatticeReport *report =
+        lattice_run_pass(lir.get(), str(pass), arrays.names.data(), arrays.texts.data(),
+                         values.size(), &executor);
+    bool ok = mlir::succeeded(emitReport(report, &lir, module, prefix));
+    bool wrote = lattice_report_changed(report);
+    if (ownStatisticsReport())
+      store().record(self, report);
+    lattice_report_free(report);
+    // A failed pass leaves the core's module unspecified: it is read again next time.
+    if (!ok || (wrote && mlir::failed(lir.write(module)))) {
+      cached.module.reset();
+      failed = true;
+      continue;
+    }
+    changed |= wrote;
+  }
+  if (failed)
+    return Ran::Failed;
+  return changed ? Ran::Changed : Ran::Unchanged;
+}
+
+// The generated classes, in lattice's namespace (as the declarations of Passes.h).
+namespace lattice {
+#include "Passes.cpp.inc"
+} // namespace lattice
