@@ -2,7 +2,7 @@
 //! 10): README.md and docs/mlir.md name `mlir-22-tools`, and every `[env]` line of
 //! `.cargo/config.toml` (`MLIR_SYS_220_PREFIX`, `TABLEGEN_220_PREFIX`) appears verbatim in both, so
 //! a downstream crate copying the snippet gets what builds here; docs/mlir.md installs exactly the
-//! packages `.ci/run` installs. Needs no LLVM: it reads text only, so it runs in the default build.
+//! packages `.ci/run` installs, and docs/mlir-cxx.md those of `.ci/run`'s C++ section. Needs no LLVM: it reads text only, so it runs in the default build.
 
 use std::path::Path;
 
@@ -88,4 +88,18 @@ fn the_documented_packages_are_the_ones_ci_installs() {
         "{documented:?}"
     );
     assert_eq!(documented, installed_packages(ci_install));
+}
+
+#[test]
+fn the_cxx_build_packages_are_the_ones_ci_installs() {
+    // docs/mlir-cxx.md's second install line (after the MLIR packages) is .ci/run's C++ section's.
+    let ci = read(".ci/run");
+    let section = &ci[ci
+        .find("# docs/mlir-cxx.md")
+        .expect("the C++ section of .ci/run")..];
+    let doc = read("docs/mlir-cxx.md");
+    let second = &doc[doc.find("apt-get install").expect("an install") + 1..];
+    let documented = installed_packages(second);
+    assert!(documented.iter().any(|p| p == "cmake"), "{documented:?}");
+    assert_eq!(documented, installed_packages(section));
 }
