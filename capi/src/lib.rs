@@ -154,7 +154,7 @@ pub unsafe extern "C" fn lattice_module_assemble(
             r
         })
     });
-    finish_module(made, false, report)
+    finish_module(made, report)
 }
 
 /// Reads a module from LIR text; null when it is not valid LIR, with the located errors in
@@ -184,19 +184,19 @@ pub unsafe extern "C" fn lattice_module_parse_lir(
             r
         })
     });
-    finish_module(made, false, report)
+    finish_module(made, report)
 }
 
+/// The handle of a module just made (not verified yet), or null; the report in `*report`.
 fn finish_module(
     made: Result<Module, LatticeReport>,
-    verified: bool,
     report: *mut *mut LatticeReport,
 ) -> *mut LatticeModule {
     let (module, r) = match made {
         Ok(module) => (
             Box::into_raw(Box::new(LatticeModule {
                 module,
-                verified,
+                verified: false,
                 view: None,
             })),
             LatticeReport::default(),
@@ -460,10 +460,7 @@ pub unsafe extern "C" fn lattice_report_diagnostics(
     count: *mut usize,
 ) -> *const LatticeDiagnostic {
     // SAFETY: per the contract.
-    let r = unsafe { &*report };
-    // SAFETY: per the contract.
-    unsafe { *count = r.diagnostics.len() };
-    r.diagnostics.as_ptr()
+    unsafe { hand_array(&(*report).diagnostics, count) }
 }
 
 /// The statistics a pass reported, `*count` of them (valid while the report is).
@@ -476,10 +473,17 @@ pub unsafe extern "C" fn lattice_report_statistics(
     count: *mut usize,
 ) -> *const LatticeStatistic {
     // SAFETY: per the contract.
-    let r = unsafe { &*report };
+    unsafe { hand_array(&(*report).statistics, count) }
+}
+
+/// `items` as a pointer, their number in `*count`.
+///
+/// # Safety
+/// `count` is valid for a write.
+unsafe fn hand_array<T>(items: &[T], count: *mut usize) -> *const T {
     // SAFETY: per the contract.
-    unsafe { *count = r.statistics.len() };
-    r.statistics.as_ptr()
+    unsafe { *count = items.len() };
+    items.as_ptr()
 }
 
 /// Frees a report (null: nothing).

@@ -11,8 +11,7 @@
 // The options change the plan as they do in lattice-opt.
 // RUN: npu-opt --pass-pipeline='builtin.module(lattice-mpas,lattice-dlr{victim=lru l0=single})' %S/Inputs/matmul_tile.mlir \
 // RUN:   | npu-translate --lattice-to-lir -o %t.npu.lir
-// RUN: lattice-opt --mpas --dlr=victim=lru,l0=single %S/Inputs/matmul_tile.mlir -o %t.opt.lir 2>/dev/null \
-// RUN:   || lattice-opt --mpas '--dlr=victim=lru l0=single' %repo/examples/matmul_tile.lir -o %t.opt.lir
+// RUN: lattice-opt --pass-pipeline='builtin.module(mpas,dlr{victim=lru l0=single})' %repo/examples/matmul_tile.lir -o %t.opt.lir
 // RUN: diff %t.opt.lir %t.npu.lir
 // RUN: not npu-opt --pass-pipeline='builtin.module(lattice-dlr{victim=sometimes})' %S/Inputs/matmul_tile.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=WORD

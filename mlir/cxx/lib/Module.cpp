@@ -69,7 +69,7 @@ bool lattice::isLatticeModule(Operation *op) {
   if (!module)
     return false;
   for (Operation &child : *module.getBody())
-    if (llvm::isa<LatticeDialect>(child.getDialect()))
+    if (llvm::isa_and_present<LatticeDialect>(child.getDialect()))
       return true;
   return false;
 }
@@ -147,50 +147,47 @@ FailureOr<LirModule> LirModule::read(ModuleOp module) {
   for (Operation *op : m.ops) {
     LatticeOp out{};
     out.buffers_begin = r.bufferRefs.size();
+    // What every kind has (a kind, an id, dependencies), and the one buffer of all but commands.
+    auto scheduled = [&](auto x, LatticeOpKind kind) {
+      out.kind = kind;
+      out.id = x.getId();
+      readDeps(x, r, tokenIndex, out);
+    };
+    auto oneBuffer = [&](auto x) { r.bufferRefs.push_back(bufferRef(x.getBuffer(), bufferIndex)); };
     llvm::TypeSwitch<Operation *>(op)
         .Case([&](AllocOp a) {
-          out.kind = LATTICE_OP_KIND_ALLOC;
-          out.id = a.getId();
           if (std::optional<uint64_t> offset = a.getOffset()) {
             out.offset = *offset;
             out.has_offset = true;
           }
-          r.bufferRefs.push_back(bufferRef(a.getBuffer(), bufferIndex));
-          readDeps(a, r, tokenIndex, out);
+          oneBuffer(a);
+          scheduled(a, LATTICE_OP_KIND_ALLOC);
         })
         .Case([&](FreeOp f) {
-          out.kind = LATTICE_OP_KIND_FREE;
-          out.id = f.getId();
-          r.bufferRefs.push_back(bufferRef(f.getBuffer(), bufferIndex));
-          readDeps(f, r, tokenIndex, out);
+          oneBuffer(f);
+          scheduled(f, LATTICE_OP_KIND_FREE);
         })
         .Case([&](CommandOp c) {
-          out.kind = LATTICE_OP_KIND_COMMAND;
-          out.id = c.getId();
           out.opcode = str(c.getOpcode());
           out.pipe = str(c.getPipe());
           out.cycles = c.getCycles();
           for (Value b : c.getBuffers())
             r.bufferRefs.push_back(bufferRef(b, bufferIndex));
-          readDeps(c, r, tokenIndex, out);
+          scheduled(c, LATTICE_OP_KIND_COMMAND);
         })
         .Case([&](SpillOutOp s) {
-          out.kind = LATTICE_OP_KIND_SPILL_OUT;
-          out.id = s.getId();
           out.pipe = str(s.getPipe());
           out.cycles = s.getCycles();
-          r.bufferRefs.push_back(bufferRef(s.getBuffer(), bufferIndex));
-          readDeps(s, r, tokenIndex, out);
+          oneBuffer(s);
+          scheduled(s, LATTICE_OP_KIND_SPILL_OUT);
         })
         .Case([&](SpillInOp s) {
-          out.kind = LATTICE_OP_KIND_SPILL_IN;
-          out.id = s.getId();
           out.pipe = str(s.getPipe());
           out.cycles = s.getCycles();
           out.offset = s.getOffset();
           out.has_offset = true;
-          r.bufferRefs.push_back(bufferRef(s.getBuffer(), bufferIndex));
-          readDeps(s, r, tokenIndex, out);
+          oneBuffer(s);
+          scheduled(s, LATTICE_OP_KIND_SPILL_IN);
         });
     out.buffer_count = r.bufferRefs.size() - out.buffers_begin;
     r.ops.push_back(out);

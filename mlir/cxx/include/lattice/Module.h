@@ -37,7 +37,8 @@ llvm::SmallVector<mlir::ModuleOp> latticeModules(mlir::Operation *root);
 /// A lattice module held by lattice's core, with the MLIR ops it was read from (when it was).
 class LirModule {
 public:
-  /// Reads `module`'s ops; emits every problem at its op and fails when there is one.
+  /// Reads `module`'s ops, which MLIR's verifier has accepted (as it has whenever a pass runs);
+  /// emits every problem of the module as a whole at its op and fails when there is one.
   static mlir::FailureOr<LirModule> read(mlir::ModuleOp module);
   /// Reads LIR text; emits the errors at `loc` (with their line and column) and fails on one.
   static mlir::FailureOr<LirModule> parseLir(llvm::StringRef text, mlir::Location loc);
