@@ -57,6 +57,15 @@ const NOT_RUN: &[(Match, &str)] = &[
          (tools/tests/export_svg.rs runs it on every shipped case)",
     ),
     (
+        Match::Prefix("cmake "),
+        "builds the C++ MLIR library or npu-opt, which need MLIR 22 and CMake installed \
+         (.ci/run's C++ section runs docs/mlir-cxx.md's commands)",
+    ),
+    (
+        Match::Prefix("ctest "),
+        "runs the C++ library's test, built by the `cmake` commands (.ci/run runs it)",
+    ),
+    (
         Match::Contains("mlir"),
         "needs the `mlir` feature (tools/tests/mlir_cli.rs runs the bridge's commands)",
     ),
