@@ -39,8 +39,8 @@ def LatticeOrderSearchPass : Pass<"lattice-order-search"> {
            "Worker threads; the result does not depend on it.">,
     Option<"timeLimit", "time-limit", "uint64_t", [{0}],
            "Stop after this many seconds (0: no limit); a limit makes the result timing-dependent.">,
-    Option<"backEnd", "back-end", "std::string", [{"dlr{victim=paper l0=double prefetch=0},cpe{passes=2 candidates=4 radius=1 seed=true justify=1 keep-logical-peak=true}"}],
-           "The pipeline that follows, as the search plans its candidates with it.">,
+    Option<"backEnd", "back-end", "std::string", [{"pipeline"}],
+           "The back end the search plans its candidates with: `pipeline` (the passes that follow it, with the victim key searched when `dlr` leaves it at its default) or `dlr{…}[,cpe{…}]`.">,
   ];
 }
 
@@ -80,7 +80,7 @@ def LatticeVerifyPass : Pass<"lattice-verify"> {
   let summary = "Independent replay of σ, memory plan and timing (DESIGN §1.3): report every violation and the metrics";
   let options = [
     Option<"ignoreReuse", "ignore-reuse", "bool", [{false}],
-           "Time the plan without its reuse dependencies (Table III \"Ignore\") and count the ownership conflicts.">,
+           "Time the plan without its reuse dependencies (Table III \"Ignore\") and count the ownership conflicts that timing creates (counted, not errors).">,
     Option<"maxPerCategory", "max-per-category", "uint32_t", [{20}],
            "Errors shown per category; the rest are counted in a note.">,
   ];
