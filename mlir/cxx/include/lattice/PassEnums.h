@@ -24,6 +24,14 @@ inline llvm::StringRef optionText(LatticeOrderSearchObjective value) {
   return names[static_cast<int>(value)];
 }
 
+/// `objective` of `lattice-order-exact`: What to minimize: peak (exact over all orders), traffic or makespan (exact over all orders as the back end plans them).
+enum class LatticeOrderExactObjective { Peak, Traffic, Makespan };
+/// How lattice spells a `LatticeOrderExactObjective`.
+inline llvm::StringRef optionText(LatticeOrderExactObjective value) {
+  static const char *const names[] = {"peak", "traffic", "makespan"};
+  return names[static_cast<int>(value)];
+}
+
 /// `victim` of `lattice-dlr`: Victim policy in L1/UB: `paper` (the paper's key), `cost`, `lru` or `auto` (the better of paper and cost).
 enum class LatticeDlrVictim { Paper, Cost, Lru, Auto };
 /// How lattice spells a `LatticeDlrVictim`.

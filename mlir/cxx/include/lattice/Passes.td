@@ -44,6 +44,19 @@ def LatticeOrderSearchPass : Pass<"lattice-order-search"> {
   ];
 }
 
+def LatticeOrderExactPass : Pass<"lattice-order-exact"> {
+  let summary = "Provably optimal σ for the peak, traffic or makespan on small modules (refuses past max-states)";
+  let options = [
+    Option<"objective", "objective", "::lattice::LatticeOrderExactObjective", [{::lattice::LatticeOrderExactObjective::Peak}],
+           "What to minimize: peak (exact over all orders), traffic or makespan (exact over all orders as the back end plans them).",
+           [{::llvm::cl::values(clEnumValN(::lattice::LatticeOrderExactObjective::Peak, "peak", ""), clEnumValN(::lattice::LatticeOrderExactObjective::Traffic, "traffic", ""), clEnumValN(::lattice::LatticeOrderExactObjective::Makespan, "makespan", ""))}]>,
+    Option<"maxStates", "max-states", "uint64_t", [{2000000}],
+           "Most states (peak: sets of ops run; traffic and makespan: prefixes and orders visited) before the pass refuses.">,
+    Option<"backEnd", "back-end", "std::string", [{"pipeline"}],
+           "The passes that plan the orders: `pipeline` (those that follow) or `dlr{…}` or `dlr{…},cpe{…}`; DLR's own victim key either way.">,
+  ];
+}
+
 def LatticeDlrPass : Pass<"lattice-dlr"> {
   let summary = "Deterministic Linear Repackaging: offsets, spills and the memory-plan contract";
   let options = [
