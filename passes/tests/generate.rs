@@ -105,6 +105,9 @@ fn check_structure(m: &Module) {
             ("COPY_IN", ["L1" | "UB"]) => pipe == "MTE2",
             ("MOVE", ["L0A" | "L0B", "L1"]) | ("IMG2COL", ["L0A", "L1"]) => pipe == "MTE1",
             ("MATMUL" | "CONV", ["L0C", "L0B", "L0A"]) => pipe == "CUBE",
+            ("CONV" | "CONV_ADD", ["L1", "L0B", inputs @ ..]) => {
+                pipe == "CUBE" && !inputs.is_empty() && inputs.iter().all(|&t| t == "L1")
+            }
             ("FIXPIPE", ["UB" | "L1", "L0C"]) => pipe == "FIXP",
             ("COPY", ["L1", "UB"]) | ("COPY_OUT", ["UB" | "L1"]) => pipe == "MTE3",
             (_, t) => pipe == "VECTOR" && t.iter().all(|&t| t == "UB"),
@@ -325,6 +328,60 @@ fn shapes_look_like_their_kernels() {
     assert!(count(&conv, "CONV") > 150 && count(&conv, "IMG2COL") > 150);
     let random = generate(&spec(Shape::Random));
     assert!(count(&random, "MATMUL") > 50 && count(&random, "FIXPIPE") > 20);
+    let resnet = generate(&spec(Shape::Resnet));
+    assert!(count(&resnet, "CONV") > 150 && count(&resnet, "CONV_ADD") > 20);
+    assert!(count(&resnet, "IMG2COL") == 0 && count(&resnet, "MATMUL") >= 1);
+}
+
+/// The deep residual conv network at the size of the real one it stands for: tens of thousands
+/// of nodes, thousands of small L1 tiles read by several CONVs each, and every body task a MOVE
+/// into the one L0B tier and the CONV reading it.
+#[test]
+fn resnet_is_deep_with_small_shared_tiles_and_one_l0_tier() {
+    let m = generate(&GenSpec {
+        shape: Shape::Resnet,
+        nodes: 36_000,
+        seed: 1,
+    });
+    check_structure(&m);
+    check_l0_exclusive(&m);
+    check_plan(&m);
+    // The body's L1 tiles: what the CONVs and the MOVEs to L0 name (padding aside).
+    let mut l1 = HashSet::new();
+    let mut readers = vec![0usize; m.buffers.len()];
+    let mut convs = 0;
+    for op in &m.ops {
+        if let OpKind::Compute {
+            opcode, operands, ..
+        } = &op.kind
+        {
+            if opcode.starts_with("CONV") {
+                convs += 1;
+                assert_eq!(tier_name(&m, operands[1]), "L0B");
+                for &b in &operands[2..] {
+                    readers[b.index()] += 1;
+                }
+            }
+            if opcode.starts_with("CONV") || opcode == "MOVE" {
+                l1.extend(operands.iter().filter(|&&b| tier_name(&m, b) == "L1"));
+            }
+        }
+    }
+    assert!(l1.len() > 3000, "{} L1 tiles", l1.len());
+    assert!(l1.iter().all(|&b| m.buffer(b).size <= 64));
+    let sizes: HashSet<u64> = l1.iter().map(|&b| m.buffer(b).size).collect();
+    assert!(sizes.len() >= 4, "tile sizes {sizes:?}");
+    let staging = |name: &str| m.buffer_ids().filter(|&b| tier_name(&m, b) == name).count();
+    // One L0B tile per CONV, and the head's one MATMUL per tile of the last map besides.
+    assert!(convs > 3000);
+    assert!(staging("L0B") >= convs && staging("L0B") - convs <= 64);
+    assert!(staging("L0A") <= 64 && staging("L0C") == 1);
+    let max_readers = readers.iter().max().copied().unwrap_or(0);
+    let shared = readers.iter().filter(|&&r| r >= 2).count();
+    assert!(
+        max_readers >= 9 && shared > 2000,
+        "max {max_readers}, shared {shared}"
+    );
 }
 
 #[test]

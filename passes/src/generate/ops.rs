@@ -3,7 +3,8 @@
 //!
 //! Pipes follow the Da Vinci data path of the public cases: COPY_IN on MTE2 (DDR → L1/UB, which
 //! makes the buffer `backed`), MOVE and IMG2COL on MTE1 (L1 → L0A/L0B), MATMUL and CONV on CUBE
-//! (L0A × L0B → L0C), FIXPIPE on FIXP (L0C → UB/L1), vector ops on VECTOR (UB → UB), COPY (UB →
+//! (L0A × L0B → L0C; or, as in Conv_Case0, CONV and CONV_ADD from an L0B weight and L1 tiles into
+//! an L1 tile), FIXPIPE on FIXP (L0C → UB/L1), vector ops on VECTOR (UB → UB), COPY (UB →
 //! L1) and COPY_OUT (UB/L1 → DDR) on MTE3. Cycle counts are linear fits of the public cases by
 //! opcode and size (for example COPY_IN is 69 + 2·size: 128 → 325, 256 → 581, 768 → 1605), so
 //! generated workloads have the cases' balance between pipes. Every function emits one command
@@ -124,6 +125,28 @@ impl Builder {
         };
         let pipe = self.machine.cube;
         self.command(opcode, pipe, cycles, &[acc, b, a], Access::Write);
+    }
+
+    /// `out` (L1) += the L0B weight tile `weight` convolved over the L1 tiles `inputs` on CUBE, as
+    /// the Conv cases compute straight from L1; `add` makes it a CONV_ADD, whose last input is
+    /// the residual added in. Cycles: 28 + weight · max(out, inputs) / 64 (bytes), a fit of
+    /// Conv_Case0's CONVs (8-byte weights over 2 bytes: 28; 72 over 1,536: 1,756 against 1,783).
+    pub(crate) fn conv_l1(
+        &mut self,
+        out: BufferId,
+        weight: BufferId,
+        inputs: &[BufferId],
+        add: bool,
+    ) {
+        let read: u64 = inputs.iter().map(|&b| self.size(b)).sum();
+        let span = read.max(self.size(out));
+        let cycles = linear(28, self.size(weight), 64, span);
+        let mut operands = Vec::with_capacity(inputs.len() + 2);
+        operands.extend([out, weight]);
+        operands.extend_from_slice(inputs);
+        let opcode = if add { "CONV_ADD" } else { "CONV" };
+        let pipe = self.machine.cube;
+        self.command(opcode, pipe, cycles, &operands, Access::Write);
     }
 
     /// The L0C accumulator `src` → `dst` (UB or L1) on FIXP.

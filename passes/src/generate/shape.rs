@@ -1,7 +1,7 @@
 //! The workload shapes a user can ask for, by their command-line names.
 //!
-//! Names are kebab-case words (`matmul`, `attention`, `conv`, `random`); `Display` and `FromStr`
-//! are inverse, so a CLI can take `--shape attention` and print the shape back. O(1).
+//! Names are kebab-case words (`matmul`, `attention`, `conv`, `random`, `resnet`); `Display` and
+//! `FromStr` are inverse, so a CLI can take `--shape attention` and print the shape back. O(1).
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,11 +17,19 @@ pub enum Shape {
     Conv,
     /// Unstructured steps over the same data path, operands drawn from the live buffers.
     Random,
+    /// A deep residual conv network: small L1 tiles read by several CONVs through one L0 tier.
+    Resnet,
 }
 
 impl Shape {
     /// Every shape, in the order `--help` lists them.
-    pub const ALL: [Shape; 4] = [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random];
+    pub const ALL: [Shape; 5] = [
+        Shape::Matmul,
+        Shape::Attention,
+        Shape::Conv,
+        Shape::Random,
+        Shape::Resnet,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -30,6 +38,7 @@ impl Shape {
             Shape::Attention => "attention",
             Shape::Conv => "conv",
             Shape::Random => "random",
+            Shape::Resnet => "resnet",
         }
     }
 }
@@ -81,7 +90,7 @@ mod tests {
         let e = "Matmul".parse::<Shape>().unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown shape \"Matmul\"; valid shapes: matmul, attention, conv, random"
+            "unknown shape \"Matmul\"; valid shapes: matmul, attention, conv, random, resnet"
         );
     }
 }
