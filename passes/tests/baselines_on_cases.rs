@@ -85,7 +85,7 @@ fn planners_counters_match_the_replay_and_base_is_stable_then_lru() {
             &DlrOptions {
                 victim: Victim::Lru,
                 l0: L0Mode::Single,
-                prefetch: 0,
+                ..DlrOptions::default()
             },
         )
         .unwrap();

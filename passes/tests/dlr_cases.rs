@@ -1,6 +1,6 @@
 //! DLR on every shipped contest case, under the trace's own σ (L0 exclusivity off) and under the
 //! MPAS and stable orders (L0 exclusivity on), with the `paper`, `cost` and `lru` victim keys and
-//! both L0 placements (`l0=double`, `l0=single`): the plan verifies with the same spill count
+//! both L0 placements (`l0=double`, `l0=single`) and both eviction modes (`window`, `rank`): the plan verifies with the same spill count
 //! and traffic as DLR reports, survives print/parse and trio export/import unchanged, is
 //! deterministic, and per order the paper's key moves no more bytes than LRU over all cases.
 
@@ -12,7 +12,7 @@ use lattice_lir::contest::{
 };
 use lattice_lir::{parse_module, print_module, verify_module, Phase};
 use lattice_passes::analysis::bottom_levels;
-use lattice_passes::dlr::{plan, DlrOptions, L0Mode, Victim};
+use lattice_passes::dlr::{plan, DlrOptions, Evict, L0Mode, Victim};
 use lattice_passes::order::{mpas_order, order_by, MpasOptions, Policy};
 
 #[test]
@@ -39,12 +39,18 @@ fn every_case_plans_verifies_and_round_trips() {
             let policies = [Victim::Paper, Victim::Cost, Victim::Lru]
                 .into_iter()
                 .enumerate();
-            for ((i, victim), l0) in
-                policies.flat_map(|p| [(p, L0Mode::Double), (p, L0Mode::Single)])
-            {
+            // Each placement with its own eviction mode (`auto`) and with the other one.
+            let modes = [
+                (L0Mode::Double, Evict::Auto),
+                (L0Mode::Single, Evict::Auto),
+                (L0Mode::Double, Evict::Rank),
+                (L0Mode::Single, Evict::Window),
+            ];
+            for ((i, victim), (l0, evict)) in policies.flat_map(|p| modes.map(|m| (p, m))) {
                 let options = DlrOptions {
                     victim,
                     l0,
+                    evict,
                     prefetch: 0,
                 };
                 let planned = plan(&scheduled, &options).unwrap();
@@ -55,7 +61,7 @@ fn every_case_plans_verifies_and_round_trips() {
                 assert_eq!(replay.traffic, planned.stats.traffic, "{name}");
                 totals[o][i] += planned.stats.traffic;
                 eprintln!(
-                "{name} {victim:?} {l0:?}: spills {} drops {} traffic {} peak {} reuse {} frag-evictions {}",
+                "{name} {victim:?} {l0:?} {evict:?}: spills {} drops {} traffic {} peak {} reuse {} frag-evictions {}",
                 planned.stats.spills,
                 planned.stats.drops,
                 planned.stats.traffic,

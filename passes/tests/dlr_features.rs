@@ -1,11 +1,12 @@
 //! DLR feature by feature on small hand-written modules, with exact expected σ, offsets and
 //! spill events: best fit, pinning, the cost key against LRU, backed drops against writebacks,
-//! reloads at a new offset, ALLOC/FREE tightening, L0 eager flushing, and the errors.
+//! reloads at a new offset, ALLOC/FREE tightening, eviction by address against eviction by rank,
+//! L0 eager flushing, and the errors.
 
 mod common;
 
 use lattice_lir::{parse_module, print_module, verify_module, Module};
-use lattice_passes::dlr::{plan, DlrErrorKind, DlrOptions, L0Mode, Plan, Victim};
+use lattice_passes::dlr::{plan, DlrErrorKind, DlrOptions, Evict, L0Mode, Plan, Victim};
 
 fn module(l1: u64, l0_exclusive: bool, body: &str) -> Module {
     let text = format!(
@@ -323,7 +324,7 @@ fn l0_exclusive_flushes_eagerly_and_double_buffers() {
     let single = DlrOptions {
         victim: Victim::Paper,
         l0: L0Mode::Single,
-        prefetch: 0,
+        ..DlrOptions::default()
     };
     let p = run_with(&module(100, true, L0), &single);
     assert_ops(
@@ -414,4 +415,79 @@ fn results_table_lists_every_key_with_the_bound() {
          | three | input | lru | 2 | 0 | 160 | 40 | 300.0% | 80 |\n\
          | **total** | | paper / cost / auto / lru | | | 80 / 80 / 80 / 160 | 40 | | |\n"
     );
+}
+
+/// A full tier of four residents (a, b, c, d at 0, 30, 50, 80), next used in the order a, c, b,
+/// d, and a 40-byte request. By rank the paper's key releases d, then b, then c, places the block
+/// where b and c were and puts d back: b and c are spilled. By address the cheapest 40-byte
+/// range is the one over c and d (d is needed last, b before it): exactly those two are spilled.
+#[test]
+fn window_spills_the_cheapest_range_where_rank_spills_what_its_holes_merge() {
+    let m = module(
+        100,
+        false,
+        "  buffer @b0 : L1[30]
+  buffer @b1 : L1[20]
+  buffer @b2 : L1[30]
+  buffer @b3 : L1[20]
+  buffer @b4 : L1[40]
+  %0 = alloc @b0
+  %1 = alloc @b1
+  %2 = alloc @b2
+  %3 = alloc @b3
+  %4 = alloc @b4
+  %5 = OP VECTOR 10 (@b0, @b1, @b2, @b3) after(%0, %1, %2, %3)
+  %6 = OP VECTOR 10 (@b4) after(%4, %5)
+  %7 = OP VECTOR 10 (@b0) after(%6)
+  %8 = OP VECTOR 10 (@b2) after(%7)
+  %9 = OP VECTOR 10 (@b1) after(%8)
+  %10 = OP VECTOR 10 (@b3) after(%9)
+  %11 = free @b0 after(%7)
+  %12 = free @b1 after(%9)
+  %13 = free @b2 after(%8)
+  %14 = free @b3 after(%10)
+  %15 = free @b4 after(%6)
+",
+    );
+    let with = |evict| {
+        let options = DlrOptions {
+            evict,
+            ..DlrOptions::default()
+        };
+        let p = run_with(&m, &options);
+        let lines = ops(&p);
+        let spilled: Vec<String> = lines
+            .iter()
+            .filter(|l| l.contains("spill_out"))
+            .map(|l| l.split_whitespace().nth(3).unwrap_or("").to_owned())
+            .collect();
+        let placed = lines
+            .iter()
+            .find(|l| l.starts_with("%4 = alloc @b4"))
+            .cloned()
+            .unwrap_or_default();
+        (spilled, placed, p.stats.spills)
+    };
+    let (spilled, placed, spills) = with(Evict::Window);
+    assert_eq!(
+        (spilled, spills),
+        (vec!["@b2".to_owned(), "@b3".to_owned()], 2)
+    );
+    assert!(placed.starts_with("%4 = alloc @b4 at 50"), "{placed}");
+    let (spilled, placed, spills) = with(Evict::Rank);
+    assert_eq!(
+        (spilled, spills),
+        (vec!["@b1".to_owned(), "@b2".to_owned()], 2)
+    );
+    assert!(placed.starts_with("%4 = alloc @b4 at 30"), "{placed}");
+    // `auto` is `window` with the default `l0=double`, `rank` with `l0=single`.
+    let single = DlrOptions {
+        l0: L0Mode::Single,
+        ..DlrOptions::default()
+    };
+    let rank = DlrOptions {
+        evict: Evict::Rank,
+        ..DlrOptions::default()
+    };
+    assert_eq!(run_with(&m, &single).module, run_with(&m, &rank).module);
 }

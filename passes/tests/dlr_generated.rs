@@ -1,5 +1,5 @@
 //! DLR's options on generated workloads (property tests): with every victim key, both staging
-//! placements and reload prefetch off and on, over every generator shape, the contest core and
+//! placements, both eviction modes and reload prefetch off and on, over every generator shape, the contest core and
 //! shrunk capacities, each MPAS-ordered module plans, the plan verifies with the spill count,
 //! traffic and physical peak DLR reports, planning twice gives the same module, CPE refines it
 //! into a plan that verifies, and the fixed-order traffic lower bound of its σ is never above its
@@ -11,7 +11,7 @@ mod common;
 use lattice_lir::{parse_module, Module};
 use lattice_passes::analysis::traffic_lower_bound;
 use lattice_passes::cpe::{refine, CpeOptions};
-use lattice_passes::dlr::{plan, DlrOptions, L0Mode, Victim};
+use lattice_passes::dlr::{plan, DlrOptions, Evict, L0Mode, Victim};
 use lattice_passes::generate::{generate_for, GenSpec, Shape};
 use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
@@ -65,7 +65,7 @@ proptest! {
 
     #[test]
     fn every_option_value_plans_validly_and_the_bound_holds(
-        shape in prop_oneof![Just(Shape::Matmul), Just(Shape::Attention), Just(Shape::Conv), Just(Shape::Random)],
+        shape in prop::sample::select(Shape::ALL.to_vec()),
         nodes in 20usize..400,
         seed in 0u64..1000,
         percent in prop_oneof![Just(100u64), Just(25), Just(8)],
@@ -75,8 +75,13 @@ proptest! {
             return Ok(());
         };
         let m = common::scheduled(&m);
-        for l0 in [L0Mode::Double, L0Mode::Single] {
-            let traffic = |victim| check(&m, &DlrOptions { victim, l0, prefetch });
+        for (l0, evict) in [
+            (L0Mode::Double, Evict::Window),
+            (L0Mode::Single, Evict::Rank),
+            (L0Mode::Double, Evict::Rank),
+            (L0Mode::Single, Evict::Window),
+        ] {
+            let traffic = |victim| check(&m, &DlrOptions { victim, l0, prefetch, evict });
             let (paper, cost) = (traffic(Victim::Paper), traffic(Victim::Cost));
             traffic(Victim::Lru);
             prop_assert!(traffic(Victim::Auto) <= paper.min(cost));

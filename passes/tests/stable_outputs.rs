@@ -41,7 +41,7 @@ fn pipeline_output(mut module: Module) -> String {
 #[test]
 fn default_pipeline_outputs_match_the_recorded_digests() {
     let mut modules = cases();
-    for shape in [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random] {
+    for shape in Shape::ALL {
         for seed in 1..=3 {
             modules.push(generate(&GenSpec {
                 shape,

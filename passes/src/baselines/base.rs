@@ -49,7 +49,7 @@ pub fn base(module: &Module) -> Result<Plan, BaseError> {
         &DlrOptions {
             victim: Victim::Lru,
             l0: L0Mode::Single,
-            prefetch: 0,
+            ..DlrOptions::default()
         },
     )?)
 }

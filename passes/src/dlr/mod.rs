@@ -5,7 +5,9 @@
 //!
 //! Stages, one file each: `lifetimes` moves ALLOCs later and FREEs earlier so residency spans
 //! first to last use; `scan` walks that σ with a `free_list` per tier and the `victim`
-//! ranking (`victim=auto` scans twice and keeps the plan that moves fewer bytes); `prefetch`
+//! ranking (`victim=auto` scans twice and keeps the plan that moves fewer bytes), making room
+//! where no hole fits by address (`window`: the cheapest range of the block's size, the default)
+//! or by rank (the paper's loop, kept with `l0=single`, see [`Evict`]); `prefetch`
 //! moves spill events earlier when `prefetch=H` asks; [`plan`] writes the scan into the module
 //! with [`spill::materialize`] (spill k named N+2k / N+2k+1 as the contest numbers them; spill
 //! and address-reuse dependencies derived). With `l0=double` (the default) a staging tier
@@ -17,7 +19,8 @@
 //! Invariants of the output: it passes the structural verifier; no two residencies of a tier that
 //! overlap in σ overlap in address; every use lies in a residency of its buffer; every SPILL_OUT is
 //! followed by its SPILL_IN before the next use or the FREE. Deterministic: no hashing, every tie
-//! broken by position or id. Complexity: O((V + E) log V) plus O(R) per eviction round.
+//! broken by position or id. Complexity: O((V + E) log V), plus O(R + k log R) per request that
+//! evicts k of the tier's R residents (`evict=window`; O(k·R) with `evict=rank`).
 
 mod free_list;
 mod lifetimes;
@@ -26,6 +29,7 @@ mod prefetch;
 pub mod report;
 mod scan;
 mod victim;
+mod window;
 
 use lattice::option_enum;
 use lattice_lir::spill;
@@ -59,6 +63,31 @@ option_enum! {
     }
 }
 
+option_enum! {
+    /// How a tier makes room for a request no hole fits.
+    pub enum Evict {
+        /// `rank` with `l0=single` (the paper's plans, which the reproduction and the baselines
+        /// pin), `window` otherwise.
+        Auto = "auto",
+        /// Spill exactly the residents under the cheapest address range of the request's size
+        /// (victim costs from the key): O(R) per request, whatever the fragmentation.
+        Window = "window",
+        /// The paper's loop: spill by rank until a hole fits, put back victims clear of the block.
+        Rank = "rank",
+    }
+}
+
+impl Evict {
+    /// The mode a scan with `l0` runs: `auto` resolved.
+    fn resolve(self, l0: L0Mode) -> Evict {
+        match (self, l0) {
+            (Evict::Auto, L0Mode::Single) => Evict::Rank,
+            (Evict::Auto, L0Mode::Double) => Evict::Window,
+            (mode, _) => mode,
+        }
+    }
+}
+
 lattice::pass_options! {
     /// Options of `dlr`.
     pub struct DlrOptions {
@@ -69,6 +98,8 @@ lattice::pass_options! {
         /// Move SPILL_INs up to this many σ positions early into free bytes, SPILL_OUTs to their last use (0: off).
         #[range(0..=4294967295)]
         prefetch: u32 = 0,
+        /// Making room where no hole fits: `window` (cheapest address range), `rank` (the paper's loop) or `auto` (rank with l0=single).
+        evict: Evict = Evict::Auto,
     }
 }
 
@@ -99,6 +130,9 @@ pub struct DlrStats {
     pub frag_shortfall_sum: u64,
     /// Largest (request − largest free hole) of any eviction round.
     pub frag_shortfall_max: u64,
+    /// Deterministic work units: ops scanned, plus residents and holes visited making room (a
+    /// search's budget adds these up).
+    pub work: u64,
 }
 
 /// A planned module and its counters.
@@ -185,16 +219,20 @@ fn scan_and_prefetch(
     life: &lifetimes::Lifetimes,
     options: &DlrOptions,
 ) -> Result<scan::Scan, DlrError> {
-    let scan_with = |rule| scan::scan(module, life, rule, options.l0);
+    let evict = options.evict.resolve(options.l0);
+    let scan_with = |rule| scan::scan(module, life, rule, options.l0, evict);
     let mut scan = match options.victim {
         Victim::Auto => {
             let (paper, cost) = (scan_with(Rule::Paper)?, scan_with(Rule::Cost)?);
             let moved = |s: &scan::Scan| (s.stats.traffic, s.stats.spills);
-            if moved(&cost) < moved(&paper) {
+            let work = paper.stats.work + cost.stats.work;
+            let mut kept = if moved(&cost) < moved(&paper) {
                 cost
             } else {
                 paper
-            }
+            };
+            kept.stats.work = work;
+            kept
         }
         Victim::Paper => scan_with(Rule::Paper)?,
         Victim::Cost => scan_with(Rule::Cost)?,

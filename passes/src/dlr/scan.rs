@@ -8,11 +8,17 @@
 //! first, since a contest spill must be paired with a reload (this only happens when a dependency
 //! keeps the FREE after the last use).
 //!
-//! Eviction rule (fragmentation): while no hole fits, release the best-ranked unpinned resident of
-//! the tier (see [`super::victim`]) — each release merges holes. Once a hole fits, the block goes
-//! to the best-fit offset and every released victim that does not overlap it is put back: only
-//! victims under the new block are actually spilled. If every unpinned resident is gone and the
-//! pinned operands of the command still split the room, they are spilled too (compaction): the
+//! Eviction when no hole fits, in one of two modes ([`Evict`]):
+//! - **window** (the default): the block goes to the cheapest address range of its size that
+//!   overlaps no pinned resident, and exactly the residents it overlaps are spilled
+//!   ([`super::window`], costs from [`super::victim::cost`]).
+//! - **rank** (the paper's loop, which `l0=single` keeps by default): release the best-ranked
+//!   unpinned resident of the tier (see [`super::victim`]) until a hole fits — each release
+//!   merges holes — then place the block by best fit and put back every released victim that
+//!   does not overlap it: only victims under the new block are actually spilled.
+//!
+//! In both, if no range is free of pinned residents (every unpinned one is gone, in rank mode)
+//! and the pinned operands of the command split the room, they are spilled too (compaction): the
 //! tier is then empty, the block goes to offset 0, and the command reloads its operands into the
 //! one hole left, side by side — so the request fails only when the command's operands in the
 //! tier exceed its capacity. With `l0_exclusive`, a staging tier first flushes all its unpinned
@@ -22,15 +28,19 @@
 //! Invariants at every step: residents of a tier are pairwise disjoint in address and lie in
 //! their tier; the free list is the complement of the residents.
 //!
-//! Complexity: O(V log V) for placement plus O(R) per eviction round (R residents of the tier).
+//! Complexity: O(V log V) for placement, plus per request that evicts, with R residents in the
+//! tier and k victims: O(R + k log R) in window mode, O(k·R) in rank mode (each victim a scan of
+//! the residents). `stats.work` counts ops scanned plus residents and holes visited while
+//! evicting: the deterministic measure of this cost that a search's budget adds up.
 
 use super::free_list::FreeList;
 use super::lifetimes::{operands, Lifetimes};
-use super::victim::{compare, Candidate, Rule};
-use super::{DlrError, DlrErrorKind, DlrStats, L0Mode};
+use super::victim::{compare, cost, Candidate, Rule};
+use super::window::{cheapest, Segment};
+use super::{DlrError, DlrErrorKind, DlrStats, Evict, L0Mode};
 use lattice_lir::spill::PlanStep;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One spill: the buffer and where its reload put it.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +73,8 @@ enum State {
 struct Tier {
     free: FreeList,
     residents: BTreeSet<BufferId>,
+    /// The residents by offset (window mode reads the tier in address order).
+    by_offset: BTreeMap<u64, BufferId>,
     /// The byte range of the buffer released last (`l0=double` places the next one beside it).
     last_released: Option<(u64, u64)>,
 }
@@ -73,6 +85,7 @@ struct Scanner<'a> {
     /// The victim ranking of the non-staging tiers (staging tiers always flush eagerly).
     rule: Rule,
     l0: L0Mode,
+    evict: Evict,
     tiers: Vec<Tier>,
     state: Vec<State>,
     /// Per buffer: the stamp of the op group that pins it.
@@ -85,14 +98,22 @@ struct Scanner<'a> {
 }
 
 /// Runs the scan over `life.order` with `rule` ranking the victims of non-staging tiers (one
-/// key: `victim=auto` is resolved by the caller, which scans twice) and one staging placement.
-pub(crate) fn scan(m: &Module, life: &Lifetimes, rule: Rule, l0: L0Mode) -> Result<Scan, DlrError> {
+/// key: `victim=auto` is resolved by the caller, which scans twice), one staging placement and
+/// one eviction mode (`window` or `rank`: `auto` is resolved by the caller too).
+pub(crate) fn scan(
+    m: &Module,
+    life: &Lifetimes,
+    rule: Rule,
+    l0: L0Mode,
+    evict: Evict,
+) -> Result<Scan, DlrError> {
     let nb = m.buffers.len();
     let mut s = Scanner {
         m,
         life,
         rule,
         l0,
+        evict,
         tiers: m
             .target
             .tiers
@@ -100,6 +121,7 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, rule: Rule, l0: L0Mode) -> Resu
             .map(|t| Tier {
                 free: FreeList::new(t.capacity),
                 residents: BTreeSet::new(),
+                by_offset: BTreeMap::new(),
                 last_released: None,
             })
             .collect(),
@@ -119,6 +141,7 @@ pub(crate) fn scan(m: &Module, life: &Lifetimes, rule: Rule, l0: L0Mode) -> Resu
     for (q, &id) in life.order.iter().enumerate() {
         new_pos[id.index()] = q;
     }
+    s.out.stats.work = life.order.len() as u64;
     for (q, &id) in life.order.iter().enumerate() {
         match m.op(id).kind {
             OpKind::Alloc { buffer, .. } => {
@@ -210,6 +233,9 @@ impl Scanner<'_> {
         let tier = &mut self.tiers[self.m.buffer(b).tier.index()];
         tier.free.release(offset, size);
         tier.residents.remove(&b);
+        if size > 0 {
+            tier.by_offset.remove(&offset);
+        }
         tier.last_released = Some((offset, offset + size));
         self.resident_bytes -= size;
     }
@@ -219,6 +245,10 @@ impl Scanner<'_> {
         let tier = &mut self.tiers[self.m.buffer(b).tier.index()];
         tier.free.occupy(offset, size);
         tier.residents.insert(b);
+        if size > 0 {
+            // Zero-byte residents take no address (and never need evicting).
+            tier.by_offset.insert(offset, b);
+        }
         self.state[b.index()] = State::Resident(offset);
         self.resident_bytes += size;
         self.out.stats.physical_peak = self.out.stats.physical_peak.max(self.resident_bytes);
@@ -239,8 +269,9 @@ impl Scanner<'_> {
     }
 
     /// The best-ranked unpinned resident of `tier`, if any.
-    fn pick(&self, tier: usize, rule: Rule, now: usize, stamp: usize) -> Option<BufferId> {
+    fn pick(&mut self, tier: usize, rule: Rule, now: usize, stamp: usize) -> Option<BufferId> {
         let cost = self.m.target.spill_cost;
+        self.out.stats.work += self.tiers[tier].residents.len() as u64;
         self.tiers[tier]
             .residents
             .iter()
@@ -278,29 +309,131 @@ impl Scanner<'_> {
                 ));
             }
         }
+        let beside_last = staging && self.m.target.l0_exclusive && self.l0 == L0Mode::Double;
+        if let Some(offset) = self.fit(tier, size, beside_last) {
+            for (v, _) in victims {
+                self.spill(v);
+            }
+            self.occupy(b, offset);
+            return Ok(offset);
+        }
+        self.note_shortfall(tier, size);
+        let offset = match self.evict {
+            Evict::Window => self.room_by_window(b, rule, now, stamp, at, victims)?,
+            _ => self.room_by_rank(b, rule, now, stamp, at, victims, beside_last)?,
+        };
+        self.occupy(b, offset);
+        Ok(offset)
+    }
+
+    /// The offset where `size` bytes go in `tier` with no eviction, if a hole fits (away from
+    /// the buffer released last first, when `beside_last`).
+    fn fit(&self, tier: usize, size: u64, beside_last: bool) -> Option<u64> {
+        let t = &self.tiers[tier];
+        let avoid = t.last_released.filter(|_| beside_last);
+        let fit = avoid.and_then(|range| t.free.best_fit_avoiding(size, range));
+        fit.or_else(|| t.free.best_fit(size))
+    }
+
+    /// Records an eviction round for a request of `size` bytes in `tier` that no hole fits.
+    fn note_shortfall(&mut self, tier: usize, size: u64) {
+        let largest = self.tiers[tier].free.largest();
+        let resident: u64 = self.tiers[tier]
+            .residents
+            .iter()
+            .map(|&r| self.size(r))
+            .sum();
+        let stats = &mut self.out.stats;
+        stats.frag_shortfall_sum += size - largest;
+        stats.frag_shortfall_max = stats.frag_shortfall_max.max(size - largest);
+        if self.m.target.tiers[tier].capacity - resident >= size {
+            stats.frag_evictions += 1;
+        }
+    }
+
+    /// Window mode: spills exactly the residents under the cheapest range of `b`'s size, or
+    /// compacts; returns the offset for `b`. `flushed` are staging residents already released.
+    fn room_by_window(
+        &mut self,
+        b: BufferId,
+        rule: Rule,
+        now: usize,
+        stamp: usize,
+        at: OpId,
+        flushed: Vec<(BufferId, u64)>,
+    ) -> Result<u64, DlrError> {
+        let buf = self.m.buffer(b);
+        let (tier, size) = (buf.tier.index(), buf.size);
+        let spill_cost = self.m.target.spill_cost;
+        let capacity = self.m.target.tiers[tier].capacity;
+        let mut segments = Vec::with_capacity(2 * self.tiers[tier].by_offset.len() + 1);
+        let mut owners = Vec::with_capacity(segments.capacity());
+        let mut at_byte = 0;
+        for (&start, &r) in &self.tiers[tier].by_offset {
+            if start > at_byte {
+                segments.push(Segment::Hole {
+                    start: at_byte,
+                    end: start,
+                });
+                owners.push(None);
+            }
+            let end = start + self.size(r);
+            segments.push(if self.pin[r.index()] == stamp {
+                Segment::Pinned { start, end }
+            } else {
+                let cost = cost(rule, &self.candidate(r), now, spill_cost);
+                Segment::Victim { start, end, cost }
+            });
+            owners.push(Some(r));
+            at_byte = end;
+        }
+        if capacity > at_byte {
+            segments.push(Segment::Hole {
+                start: at_byte,
+                end: capacity,
+            });
+            owners.push(None);
+        }
+        let window = cheapest(&segments, size, &mut self.out.stats.work);
+        let victims: Vec<BufferId> = match window {
+            Some(w) => owners[w.first..=w.last].iter().flatten().copied().collect(),
+            None if !self.tiers[tier].residents.is_empty()
+                && self.command_bytes(b, at) <= capacity =>
+            {
+                // Every range holds a pinned operand, and they split the room: spill them all so
+                // the tier is empty; they reload next to each other at their command.
+                self.tiers[tier].by_offset.values().copied().collect()
+            }
+            None => return Err(self.no_room(b, at)),
+        };
+        for (v, _) in flushed {
+            self.spill(v);
+        }
+        for v in victims {
+            self.release(v, self.offset_of(v));
+            self.spill(v);
+        }
+        Ok(window.map_or(0, |w| w.offset))
+    }
+
+    /// Rank mode (the paper's loop): releases the best-ranked unpinned residents until a hole
+    /// fits, then puts back every victim clear of the block; returns the offset for `b`.
+    #[allow(clippy::too_many_arguments)]
+    fn room_by_rank(
+        &mut self,
+        b: BufferId,
+        rule: Rule,
+        now: usize,
+        stamp: usize,
+        at: OpId,
+        mut victims: Vec<(BufferId, u64)>,
+        beside_last: bool,
+    ) -> Result<u64, DlrError> {
+        let buf = self.m.buffer(b);
+        let (tier, size) = (buf.tier.index(), buf.size);
         let flushed = victims.len();
         let mut compacted = false;
-        let beside_last = staging && self.m.target.l0_exclusive && self.l0 == L0Mode::Double;
         let offset = loop {
-            let avoid = self.tiers[tier].last_released.filter(|_| beside_last);
-            let fit = avoid.and_then(|range| self.tiers[tier].free.best_fit_avoiding(size, range));
-            if let Some(o) = fit.or_else(|| self.tiers[tier].free.best_fit(size)) {
-                break o;
-            }
-            if victims.len() == flushed {
-                let largest = self.tiers[tier].free.largest();
-                let resident: u64 = self.tiers[tier]
-                    .residents
-                    .iter()
-                    .map(|&r| self.size(r))
-                    .sum();
-                let stats = &mut self.out.stats;
-                stats.frag_shortfall_sum += size - largest;
-                stats.frag_shortfall_max = stats.frag_shortfall_max.max(size - largest);
-                if self.m.target.tiers[tier].capacity - resident >= size {
-                    stats.frag_evictions += 1;
-                }
-            }
             let Some(v) = self.pick(tier, rule, now, stamp) else {
                 if !compacted
                     && !self.tiers[tier].residents.is_empty()
@@ -315,12 +448,18 @@ impl Scanner<'_> {
                         victims.push((v, self.offset_of(v)));
                         self.release(v, self.offset_of(v));
                     }
+                    if let Some(o) = self.fit(tier, size, beside_last) {
+                        break o;
+                    }
                     continue;
                 }
                 return Err(self.no_room(b, at));
             };
             victims.push((v, self.offset_of(v)));
             self.release(v, self.offset_of(v));
+            if let Some(o) = self.fit(tier, size, beside_last) {
+                break o;
+            }
         };
         // Victims clear of the new block stay resident (flushed L0 residents do not, nor anything
         // after a compaction, so the pinned operands reload into one contiguous hole).
@@ -336,7 +475,6 @@ impl Scanner<'_> {
         for v in evicted {
             self.spill(v);
         }
-        self.occupy(b, offset);
         Ok(offset)
     }
 

@@ -18,6 +18,19 @@
 //!   `(dead, ν − k, −id)` wins — no future use first, then the farthest next use.
 //!
 //! Each comparison is O(1); choosing among R residents is O(R).
+//!
+//! Eviction by address (`evict=window`, [`super::window`]) needs what a set of victims costs,
+//! so each key also gives every resident an additive [`Cost`] that orders single residents as
+//! the key does (bar its last tie-breaks), compared lexicographically:
+//! - **paper**: `(W / d, 0)` for a residency that needs a writeback, `(0, W / d)` otherwise, with
+//!   `d = max(1, ν − k)`: writebacks avoided first, then the writeback cost per position until
+//!   the buffer is needed again;
+//! - **cost**: `(0, T / d)`, the bytes the spill moves per position of room it frees (a dead
+//!   residency costs 0);
+//! - **lru**: `(0, 1 / (1 + k − last access))`; **staging**: `(0, 1 / d)`, 0 when dead.
+//!
+//! The ratios are fixed point with [`FRACTION`] fractional bits, so sums are exact integers: a
+//! ratio is below 2⁹⁶, and no sum over fewer than 2³² residents can overflow.
 
 use lattice_lir::{BufferId, SpillCost};
 use std::cmp::Ordering;
@@ -61,6 +74,64 @@ impl Candidate {
 
     fn distance(&self, now: usize) -> u64 {
         self.next_use.unwrap_or(self.free_pos).saturating_sub(now) as u64
+    }
+}
+
+/// Fractional bits of a [`Cost`]'s ratios.
+pub(crate) const FRACTION: u32 = 32;
+
+/// What evicting a set of residents costs under one key: lexicographic, and additive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Cost(pub(crate) [u128; 2]);
+
+impl Cost {
+    /// Nothing evicted.
+    pub(crate) const ZERO: Cost = Cost([0, 0]);
+
+    /// The cost of evicting both sets.
+    pub(crate) fn plus(self, other: Cost) -> Cost {
+        Cost([self.0[0] + other.0[0], self.0[1] + other.0[1]])
+    }
+
+    /// `self` less a part of it.
+    pub(crate) fn minus(self, part: Cost) -> Cost {
+        Cost([self.0[0] - part.0[0], self.0[1] - part.0[1]])
+    }
+}
+
+/// `num / den` in fixed point (`den` at least 1).
+fn ratio(num: u64, den: u64) -> u128 {
+    (u128::from(num) << FRACTION) / u128::from(den.max(1))
+}
+
+/// The cost of evicting `c` alone at scan position `now` under `rule` (see the module docs).
+pub(crate) fn cost(rule: Rule, c: &Candidate, now: usize, spill: SpillCost) -> Cost {
+    match rule {
+        Rule::Paper => {
+            let w = ratio(spill.cycles(c.size).saturating_add(c.size), c.distance(now));
+            if c.backed || c.dead() {
+                Cost([0, w])
+            } else {
+                Cost([w, 0])
+            }
+        }
+        Rule::Cost => {
+            let moved = if c.dead() {
+                0
+            } else {
+                c.size * if c.backed { 1 } else { 2 }
+            };
+            Cost([0, ratio(moved, c.distance(now))])
+        }
+        Rule::Lru => Cost([0, ratio(1, 1 + now.saturating_sub(c.last_access) as u64)]),
+        Rule::Staging => Cost([
+            0,
+            if c.dead() {
+                0
+            } else {
+                ratio(1, c.distance(now))
+            },
+        ]),
     }
 }
 
