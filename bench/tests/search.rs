@@ -60,7 +60,9 @@ fn bad_options_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("expected `auto` or a positive integer, found `0`"),
+        stderr.contains(
+            "expected `auto`, a positive integer or `work:` and a positive integer, found `0`"
+        ),
         "{stderr}"
     );
     let out = bench(&["--objective", "fast"]);

@@ -1,9 +1,9 @@
 //! `order-search` on generated workloads (every shape, several sizes and seeds, the contest core
 //! and shrunk capacities that force spills) and on the shipped cases: every result is a legal,
 //! L0-exclusive order whose plan the independent verifier accepts; the back end run on it gives
-//! exactly the numbers the search reports; the result is the same at 1 and 2 threads; the
-//! progress it tells is its budget and then every step spent; and it is
-//! never worse than MPAS's order on the objective, under the same back end.
+//! exactly the numbers the search reports; the result is the same at 1 and 2 threads, with a
+//! budget in steps (spent exactly) or in work units (spent to within one step per chain); and it
+//! is never worse than MPAS's order on the objective, under the same back end.
 
 mod common;
 
@@ -136,7 +136,7 @@ proptest! {
 
     #[test]
     fn search_results_verify_and_never_lose_to_mpas(
-        shape in prop_oneof![Just(Shape::Matmul), Just(Shape::Attention), Just(Shape::Conv), Just(Shape::Random)],
+        shape in prop::sample::select(Shape::ALL.to_vec()),
         nodes in 20usize..400,
         seed in 0u64..1000,
         objective in prop_oneof![Just(Objective::Peak), Just(Objective::Traffic), Just(Objective::Makespan)],
@@ -163,6 +163,53 @@ fn search_on_the_shipped_cases_verifies_and_never_loses_to_mpas() {
     ] {
         for m in common::cases() {
             check(&m, objective, budget, BackEnd::default());
+        }
+    }
+}
+
+/// A budget in work units: the same order, steps and work at 1 and 2 threads, every unit of the
+/// budget spent but for the last step of each chain and of the portfolio, and the result no
+/// worse than MPAS's.
+#[test]
+fn a_work_budget_is_deterministic_and_spent() {
+    const UNITS: u64 = 4_000_000;
+    for shape in [Shape::Resnet, Shape::Attention, Shape::Matmul] {
+        let m = generate_for(
+            &GenSpec {
+                shape,
+                nodes: 1200,
+                seed: 3,
+            },
+            &common::shrunk(25),
+        )
+        .expect("generates");
+        for objective in [Objective::Traffic, Objective::Makespan] {
+            let options = |threads: u32| SearchOptions {
+                objective,
+                budget: Budget::Work(NonZeroU64::new(UNITS).expect("positive")),
+                threads: NonZeroU32::new(threads).expect("positive threads"),
+                ..SearchOptions::default()
+            };
+            let one = search(&m, &options(1), &Silent).expect("search succeeds");
+            let two = search(&m, &options(2), &Silent).expect("search succeeds");
+            assert_eq!(
+                one.order, two.order,
+                "{}: threads changed the order",
+                m.name
+            );
+            assert_eq!((one.evaluations, one.work), (two.evaluations, two.work));
+            // A step here costs far less than 200,000 units (a few times V + E).
+            assert!(
+                one.work >= UNITS && one.work < UNITS + 5 * 200_000,
+                "{} {objective:?}: {} units of {UNITS}",
+                m.name,
+                one.work
+            );
+            let measured = pipeline(&m, &one.order, &BackEnd::default());
+            assert_eq!(measured, one.measure, "{}", m.name);
+            assert!(
+                objective_value(objective, &one.measure) <= objective_value(objective, &one.mpas)
+            );
         }
     }
 }

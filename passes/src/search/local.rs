@@ -20,13 +20,15 @@
 //!
 //! A neighbour is accepted when its key is no worse than the current one or than the current
 //! key of `HISTORY` steps ago. Deterministic: the chain's moves come from its own SplitMix64
-//! stream. Each step is one realization or an O(V) rotation, plus one evaluation.
+//! stream, and it stops once its [`Allowance`] of steps or work units is spent (work counted by
+//! `super::score`, so it too is a function of the seed). Each step is one realization or an O(V)
+//! rotation, plus one evaluation.
 
 use super::options::Objective;
 use super::progress::Progress;
 use super::realize::{realize, TaskOrder};
 use super::repair::repair;
-use super::score::{key, Evaluator, Key, Measure};
+use super::score::{key, realize_work, Allowance, Evaluator, Key, Measure, Spent};
 use super::tasks::Tasks;
 use crate::order::graph::{Graph, Role};
 use crate::rng::Rng;
@@ -49,7 +51,19 @@ pub(crate) struct Found {
     pub(crate) measure: Measure,
     pub(crate) order: Vec<OpId>,
     pub(crate) evaluations: u64,
+    /// Work units spent.
+    pub(crate) work: u64,
     pub(crate) improvements: u64,
+}
+
+impl Found {
+    /// Steps and work spent so far.
+    fn spent(&self) -> Spent {
+        Spent {
+            steps: self.evaluations,
+            work: self.work,
+        }
+    }
 }
 
 /// What every chain shares.
@@ -59,8 +73,10 @@ pub(crate) struct Space<'a, 'm> {
     /// The precedence graph without L0 turns (the op phase's windows).
     pub(crate) graph: &'a Graph<'m>,
     pub(crate) deadline: Option<Instant>,
-    /// Told of every step spent.
+    /// Told of every step spent, in the unit of `currency`.
     pub(crate) progress: &'a dyn Progress,
+    /// The budget's kind (steps or work units), for `progress`.
+    pub(crate) currency: Allowance,
 }
 
 impl Space<'_, '_> {
@@ -68,34 +84,41 @@ impl Space<'_, '_> {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
+    /// Counts `steps` steps and `work` units as spent by the chain of `found`.
+    fn spend(&self, found: &mut Found, steps: u64, work: u64) {
+        found.evaluations += steps;
+        found.work += work;
+        self.progress.advance(self.currency.cost(steps, work));
+    }
+
     /// Scores `order`; `None` when it is infeasible or sure to be rejected against `bound`.
     fn score(&self, order: &[OpId], bound: &Key, found: &mut Found) -> Option<(Key, Measure)> {
-        found.evaluations += 1;
-        self.progress.advance(1);
-        let measure = self.evaluator.measure(order, Some(bound))?;
+        let (measure, work) = self.evaluator.measure(order, Some(bound));
+        self.spend(found, 1, work);
+        let measure = measure?;
         Some((key(self.evaluator.objective, &measure), measure))
     }
 }
 
-/// Runs one chain of `budget` evaluations; `tasks_from` starts the task phase, `found` holds
-/// the best order known to the chain (the op phase starts from it).
+/// Runs one chain within `budget`; `tasks_from` starts the task phase, `found` holds the best
+/// order known to the chain (the op phase starts from it).
 pub(crate) fn chain(
     space: &Space<'_, '_>,
     tasks_from: Option<(TaskOrder, Key)>,
     mut found: Found,
     seed: u64,
-    budget: u64,
+    budget: Allowance,
 ) -> Found {
     let mut rng = Rng::new(seed);
     let repairing = if space.evaluator.objective == Objective::Peak {
-        budget / 4
+        budget.part(1, 4)
     } else {
-        0
+        budget.part(0, 1)
     };
-    let mut left = budget - repairing;
+    let mut left = budget.minus(repairing);
     if let Some((start, start_key)) = tasks_from.filter(|_| space.tasks.main.len() >= 2) {
-        let steps = left * 3 / 5;
-        left -= steps;
+        let steps = left.part(3, 5);
+        left = left.minus(steps);
         task_phase(space, start, start_key, &mut found, &mut rng, steps);
     }
     op_phase(space, &mut found, &mut rng, left);
@@ -104,15 +127,17 @@ pub(crate) fn chain(
 }
 
 /// The peak objective's last phase (`super::repair`): `steps − 1` steps' worth of incremental
-/// moves, [`REPAIR_MOVES`] per step, then one evaluation of the repaired order.
-fn repair_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64) {
-    if steps == 0 || space.out_of_time() {
+/// moves, [`REPAIR_MOVES`] per step, then one evaluation of the repaired order; a work
+/// allowance is worth as many steps as it buys at the chain's average cost per step so far.
+fn repair_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, allowance: Allowance) {
+    if allowance.is_empty() || space.out_of_time() {
         return;
     }
+    let per_step = found.work / found.evaluations.max(1);
+    let steps = allowance.steps_at(per_step);
     let mut order = found.order.clone();
     repair(space.graph, &mut order, rng, (steps - 1) * REPAIR_MOVES);
-    found.evaluations += steps - 1;
-    space.progress.advance(steps - 1);
+    space.spend(found, steps - 1, (steps - 1) * per_step);
     let bound = found.key;
     if let Some((k, measure)) = space.score(&order, &bound, found) {
         if k < found.key {
@@ -130,16 +155,21 @@ fn task_phase(
     mut current_key: Key,
     found: &mut Found,
     rng: &mut Rng,
-    steps: u64,
+    allowance: Allowance,
 ) {
     let mut history = [current_key; HISTORY];
     let flippable = space.tasks.flippable();
-    for step in 0..steps {
+    let start = found.spent();
+    let mut steps = 0;
+    while allowance.allows(found.spent() - start) {
         if space.out_of_time() {
             return;
         }
+        let step = steps;
+        steps += 1;
         let candidate = neighbour(&current, &flippable, rng);
         let order = realize(space.tasks, &candidate);
+        space.spend(found, 0, realize_work(space.evaluator.module));
         let slot = step as usize % HISTORY;
         let bound = current_key.max(history[slot]);
         let Some((k, measure)) = space.score(&order, &bound, found) else {
@@ -207,7 +237,7 @@ fn neighbour(current: &TaskOrder, flippable: &[usize], rng: &mut Rng) -> TaskOrd
     next
 }
 
-fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64) {
+fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, allowance: Allowance) {
     let graph = space.graph;
     let module = graph.module;
     let staging_lifecycle = |op: OpId| match graph.role(op) {
@@ -230,10 +260,16 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
     let mut history = [current_key; HISTORY];
     let steer = space.evaluator.objective == Objective::Peak;
     let mut shifts = Vec::new();
-    for step in 0..steps {
+    let start = found.spent();
+    let mut steps = 0;
+    while allowance.allows(found.spent() - start) {
         if space.out_of_time() {
             return;
         }
+        let step = steps;
+        steps += 1;
+        // Choosing and making the move: O(V) (the steered move's scan, the rotation).
+        space.spend(found, 0, realize_work(module));
         let steered = if steer && step % 2 == 0 {
             steered_move(graph, &order, &pos, rng)
         } else {
@@ -241,8 +277,7 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, steps: u64)
         };
         let Some((p, q)) = steered.or_else(|| random_move(graph, &movable, &order, &pos, rng))
         else {
-            found.evaluations += 1;
-            space.progress.advance(1);
+            space.spend(found, 1, 0);
             continue;
         };
         relocate(graph, &mut order, &mut pos, p, q, &mut shifts);

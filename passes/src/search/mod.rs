@@ -9,19 +9,29 @@
 //! late-acceptance chains; [`options`], [`pass`] and [`report`] (the `lattice-bench search`
 //! table) are the user-facing side.
 //!
-//! The search: score the portfolio; run [`CHAINS`] chains of local search, each from one of the
-//! best members, on its own seed and share of the budget; then run the best [`FINALISTS`]
-//! distinct orders and MPAS's through the real back end and keep the best by the final key.
-//! Invariants:
-//! - **Budget**: exactly `budget` steps when there is no time limit (the portfolio's members
-//!   count; a portfolio larger than the budget is cut, MPAS kept).
-//! - **Determinism**: chains are independent and fixed in number, each with its own seed, and
-//!   results are combined in chain order, so threads only change the wall time. A time limit
-//!   stops chains early and is the one source of run-to-run variation (documented).
-//! - **Never worse than MPAS**: MPAS's order is always a finalist, and the finalist kept has the
-//!   smallest final key, so the result's objective is at most MPAS's under the same back end.
+//! The search: score the portfolio; run MPAS's order through the real back end; run [`CHAINS`]
+//! chains of local search, each from one of the best members, on its own seed and share of the
+//! budget; then run the best distinct orders through the real back end, in order of promise, and
+//! keep the best by the final key. Invariants:
+//! - **Budget** ([`Budget`]): `auto` and `work:N` are work units ([`score`]) for the whole pass:
+//!   the final stage is paid first (MPAS's run and as many other runs — a finalist under one of
+//!   the victim keys the back end tries — as fit in half the budget), the portfolio is scored
+//!   in order until the rest is spent (MPAS always), and each chain stops once its fixed share
+//!   is spent. `N` is exactly `N` steps (the portfolio's members count; a portfolio larger than
+//!   the budget is cut, MPAS kept), with every final-stage run on top.
+//! - **Determinism**: chains are independent and fixed in number, each with its own seed and
+//!   share, work is a count of the algorithm's own steps, the portfolio is cut in member order,
+//!   and results are combined in chain order, so threads only change the wall time.
+//! - **Time limit** (`time-limit=T`, the one source of run-to-run variation): the whole pass ends
+//!   within T seconds but for the step in progress: the portfolio stops being scored, the chains
+//!   stop early enough for the finalists to run, and finalists after MPAS's start only while
+//!   the time that MPAS's run took is still left.
+//! - **Never worse than MPAS**: MPAS's order is always run through the back end, before any
+//!   other, and the finalist kept has the smallest final key, so the result's objective is at
+//!   most MPAS's under the same back end.
 //!
-//! Cost: (budget) × (one realization or O(V) move + one score) + finalists × back end.
+//! Cost: the budget's work units (plus, for a step budget, (budget) × (one realization or O(V)
+//! move + one score) + finalists × back end).
 
 mod grid;
 mod local;
@@ -48,9 +58,10 @@ use crate::order::graph::Graph;
 use crate::order::OrderError;
 use lattice_lir::{Module, OpId, Phase};
 use local::{chain, Space};
+use options::AUTO_WORK;
 use portfolio::{portfolio, Start};
 use realize::{realize, TaskOrder};
-use score::{key, Evaluator, FinishError, Key};
+use score::{key, realize_work, Allowance, Evaluator, FinishError, Key, Spent};
 use std::time::{Duration, Instant};
 use tasks::Tasks;
 
@@ -80,6 +91,8 @@ pub struct Searched {
     pub members: u64,
     /// Search steps spent (portfolio and chains).
     pub evaluations: u64,
+    /// Work units spent (portfolio, chains and final stage; see [`Budget`]).
+    pub work: u64,
     /// Times a chain improved on its best.
     pub improvements: u64,
     /// Best objective value (search stage) among the portfolio.
@@ -105,6 +118,14 @@ pub enum SearchError {
     /// The back end failed on a finalist.
     #[error(transparent)]
     Finish(#[from] FinishError),
+    /// A work budget beyond [`Budget::MAX_WORK`].
+    #[error("budget=work:{units} is more than order-search allows ({max} work units: three times `auto`'s, about 15 s on two threads); use a smaller budget, or `budget=auto`")]
+    WorkTooLarge {
+        /// The budget asked for.
+        units: u64,
+        /// The most it may have.
+        max: u64,
+    },
     /// An explicit budget beyond [`Budget::max_steps`] for this module.
     #[error("budget={steps} is more than order-search allows on a module of {ops} ops (at most {max} steps for this objective: three times `auto`'s, which keeps one thread's search of the largest shipped case under a minute); use a smaller budget, or `budget=auto`")]
     BudgetTooLarge {
@@ -152,40 +173,106 @@ pub fn search_with(
         phase: Phase::Scheduled,
         ..module.clone()
     };
-    let evaluator = Evaluator {
-        module: &work,
-        objective: options.objective,
-        back_end: &options.back_end,
-    };
+    let evaluator = Evaluator::new(&work, options.objective, &options.back_end);
     let threads = options.threads.get() as usize;
     let deadline =
         (options.time_limit > 0).then(|| clock + Duration::from_secs(options.time_limit));
-
-    if let Budget::Steps(steps) = options.budget {
-        let max = Budget::max_steps(options.objective, module.ops.len());
-        if steps.get() > max {
-            let (steps, ops) = (steps.get(), module.ops.len());
-            return Err(SearchError::BudgetTooLarge { steps, ops, max });
+    let ops = module.ops.len();
+    let budget = match options.budget {
+        Budget::Auto => Allowance::Work(AUTO_WORK),
+        Budget::Work(units) if units.get() > Budget::MAX_WORK => {
+            let (units, max) = (units.get(), Budget::MAX_WORK);
+            return Err(SearchError::WorkTooLarge { units, max });
         }
-    }
+        Budget::Work(units) => Allowance::Work(units.get()),
+        Budget::Steps(steps) => {
+            let max = Budget::max_steps(options.objective, ops);
+            if steps.get() > max {
+                let steps = steps.get();
+                return Err(SearchError::BudgetTooLarge { steps, ops, max });
+            }
+            Allowance::Steps(steps.get())
+        }
+    };
+    progress.budget(budget.total(), budget.unit());
+    // A work budget pays for the final stage first: MPAS's run and as many finalists as fit in
+    // half of it. A step budget counts search steps only.
+    // A final-stage job is one finalist under one victim key; MPAS's order under DLR's own key
+    // is the first.
+    let final_cost = budget.cost(0, evaluator.finish_work());
+    let victims = options.back_end.victims();
+    let most_finalists = 1
+        + FINALISTS
+        + match options.objective {
+            Objective::Makespan => 2 * FINALISTS_PER_KEY,
+            _ => 0,
+        };
+    let most_others = (most_finalists * victims.len() - 1) as u64;
+    let (other_jobs, budget) = match budget {
+        Allowance::Work(units) => {
+            let each = evaluator.finish_work();
+            let others = (units / 2 / each.max(1)).saturating_sub(1).min(most_others);
+            (
+                others as usize,
+                Allowance::Work(units.saturating_sub((1 + others) * each)),
+            )
+        }
+        Allowance::Steps(_) => (most_others as usize, budget),
+    };
     let tasks = Tasks::of(module)?;
     let mut members = portfolio(module, levels, &tasks)?;
-    let budget = options
-        .budget
-        .steps(options.objective, module.ops.len(), members.len());
-    members.truncate(usize::try_from(budget).unwrap_or(usize::MAX));
-    progress.budget(budget, "steps");
-    let orders: Vec<Vec<OpId>> = members
-        .iter()
-        .map(|(_, start)| match start {
-            Start::Ops(order) => order.clone(),
-            Start::Tasks(t) => realize(&tasks, t),
-        })
-        .collect();
-    let scores = parallel(threads, orders.len(), |i| {
-        progress.advance(1);
-        evaluator.measure(&orders[i], None)
-    });
+    if let Allowance::Steps(steps) = budget {
+        members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
+    }
+    // MPAS through the back end first: under a time limit it is the plan always returned, and
+    // its time tells how long each other finalist will take, so the stages before the final
+    // one stop early enough for them (`rounds` batches of `threads`).
+    let mpas_order = match &members[0].1 {
+        Start::Ops(order) => order.clone(),
+        Start::Tasks(t) => realize(&tasks, t),
+    };
+    let finishing = Instant::now();
+    let mpas = evaluator.finish(&mpas_order).map_err(|e| match e {
+        FinishError::Plan(e) => SearchError::Plan(e),
+        other => SearchError::Finish(other),
+    })?;
+    let per_final = finishing.elapsed();
+    progress.advance(final_cost);
+    let rounds = other_jobs.div_ceil(threads) as u32;
+    let stop = deadline.map(|d| d.checked_sub(per_final * rounds).unwrap_or(clock));
+    let out_of_time = || stop.is_some_and(|d| Instant::now() >= d);
+
+    // The portfolio, in batches of `threads` members in order, until the budget or the time
+    // is spent (MPAS, the first, is always scored).
+    let mut orders: Vec<Vec<OpId>> = Vec::with_capacity(members.len());
+    let mut scores: Vec<Option<Measure>> = Vec::with_capacity(members.len());
+    let mut spent = Spent::default();
+    while orders.len() < members.len() && (orders.is_empty() || budget.allows(spent)) {
+        if !orders.is_empty() && out_of_time() {
+            break;
+        }
+        let first = orders.len();
+        let batch = parallel(threads, threads.min(members.len() - first), |i| {
+            let (order, realized) = match &members[first + i].1 {
+                Start::Ops(order) => (order.clone(), 0),
+                Start::Tasks(t) => (realize(&tasks, t), realize_work(&work)),
+            };
+            let (measure, units) = evaluator.measure(&order, None);
+            (order, measure, units + realized)
+        });
+        // Members past the budget are dropped, so the cut does not depend on the batch size.
+        for (order, measure, units) in batch {
+            if !orders.is_empty() && !budget.allows(spent) {
+                break;
+            }
+            spent.steps += 1;
+            spent.work += units;
+            progress.advance(budget.cost(1, units));
+            orders.push(order);
+            scores.push(measure);
+        }
+    }
+    members.truncate(orders.len());
     if scores[0].is_none() {
         // MPAS's order did not score: DLR's error says why (a request no eviction can serve).
         let mpas = Module {
@@ -203,13 +290,19 @@ pub fn search_with(
     ranked.sort();
     let portfolio_best = ranked.first().map_or(u64::MAX, |(k, _)| k[0]);
 
-    // Chains.
-    let spent = orders.len() as u64;
-    let left = budget - spent;
-    let chains = if ranked.is_empty() {
+    // Chains, each with a fixed share of what is left; under a time limit they stop early
+    // enough for the other finalists to run in the time that remains.
+    let left = budget.minus(match budget {
+        Allowance::Steps(_) => Allowance::Steps(spent.steps),
+        Allowance::Work(_) => Allowance::Work(spent.work),
+    });
+    let chains = if ranked.is_empty() || left.is_empty() {
         0
     } else {
-        (CHAINS as u64).min(left) as usize
+        match left {
+            Allowance::Steps(n) => (CHAINS as u64).min(n) as usize,
+            Allowance::Work(_) => CHAINS,
+        }
     };
     let task_starts: Vec<(TaskOrder, Key)> = ranked
         .iter()
@@ -223,11 +316,11 @@ pub fn search_with(
         evaluator: &evaluator,
         tasks: &tasks,
         graph: &graph,
-        deadline,
+        deadline: stop,
         progress,
+        currency: budget,
     };
     let found = parallel(threads, chains, |c| {
-        let share = left / chains as u64 + u64::from((c as u64) < left % chains as u64);
         let tasks_from =
             (!task_starts.is_empty()).then(|| task_starts[c % task_starts.len()].clone());
         let (k, i) = ranked[c % ranked.len()];
@@ -236,13 +329,16 @@ pub fn search_with(
             measure: scores[i].unwrap_or_default(),
             order: orders[i].clone(),
             evaluations: 0,
+            work: 0,
             improvements: 0,
         };
         let seed = options.seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        chain(&space, tasks_from, start, seed, share)
+        chain(&space, tasks_from, start, seed, left.share(c, chains))
     });
 
-    // Finalists: MPAS, then the best distinct orders of the portfolio and the chains.
+    // Finalists: after MPAS's run under DLR's own key, the best distinct orders of the portfolio
+    // and the chains under each victim key the back end tries, in order of promise; under a
+    // time limit, as many as the time left allows.
     let mut pool: Vec<(Key, Measure, String, &[OpId])> = ranked
         .iter()
         .map(|&(k, i)| {
@@ -259,40 +355,45 @@ pub fn search_with(
     pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
     let finalists = finalists(objective, &members[0].0, &orders[0], &pool);
-    let victims = options.back_end.victims();
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
         .flat_map(|f| victims.iter().map(move |&v| (f, v)))
+        .skip(1)
+        .take(other_jobs)
         .collect();
-    let finished = parallel(threads, jobs.len(), |j| {
-        let (f, victim) = jobs[j];
-        let back_end = options.back_end.with_victim(victim);
-        let evaluator = Evaluator {
-            back_end: &back_end,
-            ..evaluator
-        };
-        evaluator.finish(finalists[f].1)
-    });
-    // MPAS's order under DLR's own key comes first, so ties keep it.
-    let mut best: Option<(Key, usize)> = None;
-    let mut measures = Vec::with_capacity(jobs.len());
-    for (j, result) in finished.into_iter().enumerate() {
-        let candidate = result?;
-        let k = key(objective, &candidate);
-        if best.is_none_or(|(b, _)| k < b) {
-            best = Some((k, j));
+    // MPAS's order under DLR's own key came first, so ties keep it; `None` is that run.
+    let (mut best_key, mut winner, mut measure) = (key(objective, &mpas), None, mpas);
+    let mut done = 0;
+    while done < jobs.len() {
+        if deadline.is_some_and(|d| Instant::now() + per_final > d) {
+            break;
         }
-        measures.push(candidate);
+        let batch = threads.min(jobs.len() - done);
+        let results = parallel(threads, batch, |i| {
+            let (f, victim) = jobs[done + i];
+            let back_end = options.back_end.with_victim(victim);
+            evaluator.with_back_end(&back_end).finish(finalists[f].1)
+        });
+        progress.advance(batch as u64 * final_cost);
+        for (i, result) in results.into_iter().enumerate() {
+            let candidate = result?;
+            let k = key(objective, &candidate);
+            if k < best_key {
+                (best_key, winner, measure) = (k, Some(done + i), candidate);
+            }
+        }
+        done += batch;
     }
-    let winner = best.map_or(0, |(_, j)| j);
-    let (f, victim) = jobs[winner];
+    let final_work = (1 + done as u64) * evaluator.finish_work();
+    let (f, victim) = winner.map_or((0, victims[0]), |j| jobs[j]);
     Ok(Searched {
         order: finalists[f].1.to_vec(),
-        measure: measures[winner],
-        mpas: measures[0],
+        measure,
+        mpas,
         victim,
         winner: finalists[f].0.clone(),
         members: orders.len() as u64,
-        evaluations: spent + found.iter().map(|f| f.evaluations).sum::<u64>(),
+        evaluations: spent.steps + found.iter().map(|f| f.evaluations).sum::<u64>(),
+        work: spent.work + found.iter().map(|f| f.work).sum::<u64>() + final_work,
         improvements: found.iter().map(|f| f.improvements).sum(),
         portfolio_best,
         search_best,

@@ -149,64 +149,74 @@ impl OptionType for BackEnd {
     }
 }
 
-/// How many search steps to spend.
+/// How much the search may spend, in steps or in work units.
+///
+/// A work unit is one op, dependency or event that the search's scoring walks (counted by
+/// [`super::score`]: tightening and pressure per candidate, DLR's scan and its evictions, the
+/// timing of the makespan objective, realizing a task order, the final stage's back end), so
+/// work measures what a search costs on any module — a step on a fragmented conv network costs
+/// many times one on a matmul of the same size — while staying a pure function of the module,
+/// the options and the seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
-    /// The portfolio plus `max(256, W / ops)` steps, W = 40,000,000 for peak and traffic and
-    /// 6,000,000 for makespan (whose steps build and time a plan): a few seconds on this
-    /// machine's cores for every shipped case, and a pure function of the module's size, so
-    /// still deterministic.
+    /// [`AUTO_WORK`] work units for the whole search, portfolio, chains and final stage: about
+    /// 5–6 s on this project's 2-core machine whatever the module (docs/search.md).
     Auto,
-    /// Exactly this many steps (the portfolio counts, and is cut when larger).
+    /// Exactly this many steps (the portfolio counts, and is cut when larger); the final stage
+    /// comes on top.
     Steps(NonZeroU64),
+    /// This many work units for the whole search (`work:N`), at most three times `auto`'s.
+    Work(NonZeroU64),
 }
+
+/// The work units of `budget=auto`.
+pub const AUTO_WORK: u64 = 330_000_000;
 
 impl Budget {
-    /// The steps to spend on a module of `ops` ops with `members` portfolio members.
-    pub fn steps(self, objective: Objective, ops: usize, members: usize) -> u64 {
-        match self {
-            Budget::Steps(n) => n.get(),
-            Budget::Auto => members as u64 + auto_steps(objective, ops),
-        }
-    }
-
-    /// The most steps a module of `ops` ops may be given: three times `auto`'s local search. A
-    /// step's cost grows with the module, so a fixed cap would either forbid long searches of
-    /// small modules or let one budget run for hours on a large one; this keeps every explicit
-    /// budget within about 40 s on one thread on the largest shipped case (Matmul_Case1,
-    /// where `auto` takes about 7 s on two threads).
+    /// The most steps a module of `ops` ops may be given: `3 · max(256, W / ops)`, W =
+    /// 40,000,000 for peak and traffic and 6,000,000 for makespan (whose steps build and time a
+    /// plan). A step's cost grows with the module, so a fixed cap would either forbid long
+    /// searches of small modules or let one budget run for hours on a large one; this keeps
+    /// every explicit step budget within about 40 s on one thread on the largest shipped case.
     pub fn max_steps(objective: Objective, ops: usize) -> u64 {
-        3 * auto_steps(objective, ops)
+        let work: u64 = match objective {
+            Objective::Peak | Objective::Traffic => 40_000_000,
+            Objective::Makespan => 6_000_000,
+        };
+        3 * (work / ops.max(1) as u64).max(256)
     }
-}
 
-/// `auto`'s local-search steps: `max(256, W / ops)` (see [`Budget::Auto`]).
-fn auto_steps(objective: Objective, ops: usize) -> u64 {
-    let work: u64 = match objective {
-        Objective::Peak | Objective::Traffic => 40_000_000,
-        Objective::Makespan => 6_000_000,
-    };
-    (work / ops.max(1) as u64).max(256)
+    /// The most work units a budget may give: three times `auto`'s.
+    pub const MAX_WORK: u64 = 3 * AUTO_WORK;
 }
 
 impl OptionType for Budget {
     fn describe() -> String {
-        "`auto` or a positive integer".into()
+        "`auto`, a positive step count, or `work:N` work units".into()
     }
 
     fn parse_option(text: &str) -> Result<Self, String> {
+        let wrong = || {
+            format!("expected `auto`, a positive integer or `work:` and a positive integer, found `{text}`")
+        };
         if text == "auto" {
             return Ok(Budget::Auto);
         }
-        NonZeroU64::parse_option(text)
-            .map(Budget::Steps)
-            .map_err(|_| format!("expected `auto` or a positive integer, found `{text}`"))
+        match text.strip_prefix("work:") {
+            Some(units) => NonZeroU64::parse_option(units)
+                .map(Budget::Work)
+                .map_err(|_| wrong()),
+            None => NonZeroU64::parse_option(text)
+                .map(Budget::Steps)
+                .map_err(|_| wrong()),
+        }
     }
 
     fn print_option(&self) -> String {
         match self {
             Budget::Auto => "auto".into(),
             Budget::Steps(n) => n.to_string(),
+            Budget::Work(n) => format!("work:{n}"),
         }
     }
 }
@@ -216,7 +226,7 @@ pass_options! {
     pub struct SearchOptions {
         /// What to minimize: peak, traffic or makespan (ties broken by the other two, then spills).
         objective: Objective = Objective::Makespan,
-        /// Search steps: `auto` (sized to the module) or a positive count, at most three times `auto`'s for the module; deterministic for a seed.
+        /// What to spend: `auto` (a fixed amount of work), `N` steps or `work:N` units; deterministic for a seed.
         budget: Budget = Budget::Auto,
         /// Seed of the local search.
         #[range(0..=18446744073709551615)]
@@ -224,7 +234,7 @@ pass_options! {
         /// Worker threads; the result does not depend on it.
         #[range(1..=256)]
         threads: NonZeroU32 = NonZeroU32::MIN.saturating_add(1),
-        /// Stop after this many seconds (0: no limit); a limit makes the result timing-dependent.
+        /// End the whole search within this many seconds (0: no limit); a limit makes the result timing-dependent.
         #[range(0..=86400)]
         time_limit: u64 = 0,
         /// The back end the search plans its candidates with: `pipeline` (the passes that follow it, with the victim key searched when `dlr` leaves it at its default) or `dlr{…}[,cpe{…}]`.

@@ -71,6 +71,11 @@ impl Pass for OrderSearch {
         cx.statistic("members", "portfolio members scored", found.members);
         cx.statistic("evaluations", "search steps spent", found.evaluations);
         cx.statistic(
+            "work",
+            "work units spent (portfolio, chains, final stage)",
+            found.work,
+        );
+        cx.statistic(
             "improvements",
             "times a local-search chain improved on its best",
             found.improvements,

@@ -13,6 +13,17 @@
 //!
 //! Keys compare lexicographically: the objective, then the other two metrics, then spills. In
 //! the search stage the makespan of the peak and traffic objectives is not measured (0).
+//!
+//! **Work.** Every scoring reports the work units it took, the currency of `budget=auto` and
+//! `budget=work:N` ([`super::options::Budget`]): V + E to tighten the order, V for its pressure,
+//! DLR's own count (ops scanned plus residents and holes visited while evicting, `DlrStats::work`)
+//! and, for makespan, the planned module's V + E to build it and [`TIMING_WEIGHT`] × its V + E to
+//! time it; realizing a task order costs V ([`realize_work`]), a final-stage run
+//! [`FINISH_WEIGHT`] × (V + E) ([`Evaluator::finish_work`]). The weights make a unit cost about
+//! the same time in each part (measured on Matmul_Case1 and a 36K-node resnet, docs/search.md),
+//! and every count is a pure function of the module and the order, so a budget in work is as
+//! deterministic as one in steps. [`Allowance`] is what a stage may still spend.
+//!
 //! Search stage: O((V + E) log V) per candidate, plus the plan and one timing for makespan.
 
 use super::options::{BackEnd, Objective};
@@ -36,6 +47,124 @@ pub struct Measure {
     pub makespan: u64,
     /// Search stage, peak objective: how many points of σ reach the peak (0 otherwise).
     pub peak_points: u64,
+}
+
+/// Work units of timing a planned module, per op and dependency.
+pub const TIMING_WEIGHT: u64 = 2;
+/// Work units of one final-stage run (plan, CPE, verifier), per op and dependency.
+pub const FINISH_WEIGHT: u64 = 40;
+
+/// What a stage of the search may spend: a number of steps, or of work units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Allowance {
+    Steps(u64),
+    Work(u64),
+}
+
+/// What a stage has spent: steps and work units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Spent {
+    pub(crate) steps: u64,
+    pub(crate) work: u64,
+}
+
+impl std::ops::Sub for Spent {
+    type Output = Spent;
+    fn sub(self, before: Spent) -> Spent {
+        Spent {
+            steps: self.steps - before.steps,
+            work: self.work - before.work,
+        }
+    }
+}
+
+impl Allowance {
+    fn amount(self) -> u64 {
+        match self {
+            Allowance::Steps(n) | Allowance::Work(n) => n,
+        }
+    }
+
+    fn with(self, amount: u64) -> Allowance {
+        match self {
+            Allowance::Steps(_) => Allowance::Steps(amount),
+            Allowance::Work(_) => Allowance::Work(amount),
+        }
+    }
+
+    /// `num / den` of it, rounded down.
+    pub(crate) fn part(self, num: u64, den: u64) -> Allowance {
+        self.with(self.amount() * num / den)
+    }
+
+    /// What is left of it once `part` is taken.
+    pub(crate) fn minus(self, part: Allowance) -> Allowance {
+        self.with(self.amount().saturating_sub(part.amount()))
+    }
+
+    /// Share `c` of `n` equal shares (the first `amount % n` one larger).
+    pub(crate) fn share(self, c: usize, n: usize) -> Allowance {
+        let (n, c) = (n.max(1) as u64, c as u64);
+        self.with(self.amount() / n + u64::from(c < self.amount() % n))
+    }
+
+    /// The unit it counts in, as progress is told.
+    pub(crate) fn unit(self) -> &'static str {
+        match self {
+            Allowance::Steps(_) => "steps",
+            Allowance::Work(_) => "work units",
+        }
+    }
+
+    /// How much of it `steps` steps that took `work` units spend.
+    pub(crate) fn cost(self, steps: u64, work: u64) -> u64 {
+        match self {
+            Allowance::Steps(_) => steps,
+            Allowance::Work(_) => work,
+        }
+    }
+
+    /// The amount, in its unit.
+    pub(crate) fn total(self) -> u64 {
+        self.amount()
+    }
+
+    /// Whether nothing is allowed.
+    pub(crate) fn is_empty(self) -> bool {
+        self.amount() == 0
+    }
+
+    /// Whether a stage that has spent `spent` may take another step.
+    pub(crate) fn allows(self, spent: Spent) -> bool {
+        match self {
+            Allowance::Steps(n) => spent.steps < n,
+            Allowance::Work(n) => spent.work < n,
+        }
+    }
+
+    /// How many steps it is worth when a step costs `per_step` work units on average (steps
+    /// are steps; at least one).
+    pub(crate) fn steps_at(self, per_step: u64) -> u64 {
+        match self {
+            Allowance::Steps(n) => n,
+            Allowance::Work(n) => (n / per_step.max(1)).max(1),
+        }
+    }
+}
+
+/// Work units of realizing a task order of `module`.
+pub(crate) fn realize_work(module: &Module) -> u64 {
+    module.ops.len() as u64
+}
+
+/// V + E of `module`.
+fn size(module: &Module) -> u64 {
+    module.ops.len() as u64
+        + module
+            .ops
+            .iter()
+            .map(|op| op.deps.len() as u64)
+            .sum::<u64>()
 }
 
 /// A lexicographic score: smaller is better.
@@ -77,12 +206,9 @@ pub fn measure(
     objective: Objective,
     back_end: &BackEnd,
 ) -> Option<Measure> {
-    Evaluator {
-        module,
-        objective,
-        back_end,
-    }
-    .measure(order, None)
+    Evaluator::new(module, objective, back_end)
+        .measure(order, None)
+        .0
 }
 
 /// Scores orders of one module with one back end.
@@ -91,49 +217,92 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) module: &'m Module,
     pub(crate) objective: Objective,
     pub(crate) back_end: &'m BackEnd,
+    /// V + E of the module.
+    size: u64,
 }
 
-impl Evaluator<'_> {
+impl<'m> Evaluator<'m> {
+    /// An evaluator of `module`'s orders.
+    pub(crate) fn new(module: &'m Module, objective: Objective, back_end: &'m BackEnd) -> Self {
+        Evaluator {
+            module,
+            objective,
+            back_end,
+            size: size(module),
+        }
+    }
+
+    /// The same evaluator with another back end (a final-stage run under another victim key).
+    pub(crate) fn with_back_end<'b>(&self, back_end: &'b BackEnd) -> Evaluator<'b>
+    where
+        'm: 'b,
+    {
+        Evaluator {
+            back_end,
+            module: self.module,
+            objective: self.objective,
+            size: self.size,
+        }
+    }
+
+    /// The work units of one final-stage run ([`Self::finish`]).
+    pub(crate) fn finish_work(&self) -> u64 {
+        FINISH_WEIGHT * self.size
+    }
+
     /// The search-stage measure of `order`, `None` when it is infeasible, or when its key is
     /// sure to exceed `bound` (for the peak, the logical peak and its points, from the tightened
-    /// order alone, decide that before DLR's scan runs).
-    pub(crate) fn measure(&self, order: &[OpId], bound: Option<&Key>) -> Option<Measure> {
+    /// order alone, decide that before DLR's scan runs); and the work units it took.
+    pub(crate) fn measure(&self, order: &[OpId], bound: Option<&Key>) -> (Option<Measure>, u64) {
+        let ops = self.module.ops.len() as u64;
         if self.objective == Objective::Makespan {
             // The plan is needed for the timing anyway; its σ is the tightened order with the
             // spill events added, which leave the logical peak unchanged.
-            let planned = plan(&self.with_order(order), &self.back_end.dlr).ok()?;
+            let Ok(planned) = plan(&self.with_order(order), &self.back_end.dlr) else {
+                return (None, self.size);
+            };
+            let built = size(&planned.module);
+            let work = self.size + planned.stats.work + built + (1 + TIMING_WEIGHT) * built;
             let sigma = &planned.module.schedule;
             let p = pressure(&planned.module, sigma);
             if self.module.target.l0_exclusive && p.l0_max_live > 1 {
-                return None;
+                return (None, work);
             }
             let graph = FixedGraph::of(&planned.module);
             let pipes = PipeOrder::of_sigma(&graph, sigma);
-            return Some(Measure {
+            let measure = evaluate(&graph, Some(&pipes)).ok().map(|t| Measure {
                 peak: p.logical_peak,
                 traffic: planned.stats.traffic,
                 spills: planned.stats.spills,
-                makespan: evaluate(&graph, Some(&pipes)).ok()?.makespan,
+                makespan: t.makespan,
                 peak_points: 0,
             });
+            return (measure, work);
         }
         let tightened = Tightened::of(self.module, order);
         let p = pressure(self.module, tightened.order());
+        let work = self.size + ops;
         if self.module.target.l0_exclusive && p.l0_max_live > 1 {
-            return None;
+            return (None, work);
         }
         let peak = self.objective == Objective::Peak;
         if peak && bound.is_some_and(|b| [p.logical_peak, p.peak_points] > [b[0], b[1]]) {
-            return None;
+            return (None, work);
         }
-        let stats = scan_tightened(self.module, &tightened, &self.back_end.dlr).ok()?;
-        Some(Measure {
-            peak: p.logical_peak,
-            traffic: stats.traffic,
-            spills: stats.spills,
-            makespan: 0,
-            peak_points: if peak { p.peak_points } else { 0 },
-        })
+        match scan_tightened(self.module, &tightened, &self.back_end.dlr) {
+            Ok(stats) => (
+                Some(Measure {
+                    peak: p.logical_peak,
+                    traffic: stats.traffic,
+                    spills: stats.spills,
+                    makespan: 0,
+                    peak_points: if peak { p.peak_points } else { 0 },
+                }),
+                work + stats.work,
+            ),
+            // A failed scan stopped early; it still walked about the whole order.
+            Err(_) => (None, work + ops),
+        }
     }
 
     /// The pipeline's own measure of `order`: the back end run for real, replayed by the

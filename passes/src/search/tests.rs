@@ -175,17 +175,22 @@ fn the_matmul_cases_tile_grid_is_found_from_shared_inputs() {
 }
 
 #[test]
-fn budgets_parse_and_auto_scales_with_the_module() {
+fn budgets_parse_in_steps_or_work() {
     use super::options::{Budget, Objective};
     use lattice::OptionType;
     assert_eq!(Budget::parse_option("auto"), Ok(Budget::Auto));
-    let err = Budget::parse_option("0").unwrap_err();
-    assert_eq!(err, "expected `auto` or a positive integer, found `0`");
+    for bad in ["0", "work:0", "work:", "work:x", "steps:3", "-1"] {
+        let err = Budget::parse_option(bad).unwrap_err();
+        assert!(err.contains(&format!("found `{bad}`")), "{err}");
+    }
     let five = Budget::parse_option("5").expect("parses");
     assert_eq!(five.print_option(), "5");
-    assert_eq!(five.steps(Objective::Peak, 1000, 40), 5);
-    let small = Budget::Auto.steps(Objective::Traffic, 1_000, 10);
-    let large = Budget::Auto.steps(Objective::Traffic, 100_000, 10);
-    assert!(small > large && large >= 10 + 256);
-    assert!(Budget::Auto.steps(Objective::Makespan, 1_000, 10) < small);
+    let work = Budget::parse_option("work:70000").expect("parses");
+    assert_eq!(work.print_option(), "work:70000");
+    assert!(matches!(work, Budget::Work(n) if n.get() == 70_000));
+    // The step cap shrinks with the module, and makespan's steps are dearer.
+    let small = Budget::max_steps(Objective::Traffic, 1_000);
+    let large = Budget::max_steps(Objective::Traffic, 100_000);
+    assert!(small > large && large >= 3 * 256);
+    assert!(Budget::max_steps(Objective::Makespan, 1_000) < small);
 }
