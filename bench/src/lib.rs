@@ -4,6 +4,7 @@
 //! `lattice_figures`', which `lattice-translate --export-svg` draws plans with too.
 //!
 //! - [`paper`]: `lattice-bench paper`, the paper's whole evaluation (report, results, figures);
+//! - [`generated`]: the generated modules of `lattice-bench search --generated`;
 //! - [`scale`]: `lattice-bench scale`, the pipeline's time and peak heap per stage on generated
 //!   DAGs of growing size;
 //! - [`alloc_meter`]: the counting global allocator `scale` reads its peak heap from.
@@ -13,5 +14,6 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod alloc_meter;
+pub mod generated;
 pub mod paper;
 pub mod scale;

@@ -15,7 +15,8 @@
 //!   the independent replay; `lattice_passes::baselines::baseline_table`);
 //! - `search`: `order-search` against the paper pipeline on every case and objective (peak,
 //!   traffic and its fixed-order bound, spills, makespan from the independent replay,
-//!   evaluations and seconds;
+//!   evaluations and seconds; `--generated` adds, or with no `--cases` runs alone, generated
+//!   modules of every shape up to 50K nodes, `lattice_bench::generated`;
 //!   `lattice_passes::search::report::results_table`);
 //! - `bounds`: the order-independent lower bounds (peak, traffic, makespan) of every case and
 //!   of generated modules (`--generated N,…`: every family at N nodes), with their time
@@ -72,7 +73,7 @@ static METER: Meter = Meter;
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench search --cases ../shared/cases --objective traffic\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench search --cases ../shared/cases --objective traffic\n  lattice-bench search --generated\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -108,8 +109,12 @@ enum Command {
     /// Order search: the paper pipeline against `order-search` per case and objective.
     Search {
         /// Directory holding the contest cases (`*.json`).
-        #[arg(long, value_name = "DIR")]
-        cases: PathBuf,
+        #[arg(long, value_name = "DIR", required_unless_present = "generated")]
+        cases: Option<PathBuf>,
+        /// Also (or, without --cases, only) the generated modules: every shape at 2K, 12K and
+        /// 50K nodes.
+        #[arg(long)]
+        generated: bool,
         /// The objective (default: all three, one after the other).
         #[arg(long, value_parser = objective)]
         objective: Option<Objective>,
@@ -154,7 +159,7 @@ enum Command {
             default_values_t = DEFAULT_NODES
         )]
         nodes: Vec<usize>,
-        /// Shape of the DAGs: generated (matmul, attention, conv, random) or a stress workload on
+        /// Shape of the DAGs: generated (matmul, attention, conv, random, resnet) or a stress workload on
         /// one buffer (chain, fan-in, fan-out).
         #[arg(long, default_value = "attention")]
         shape: scale::Workload,
@@ -219,9 +224,10 @@ fn main() -> ExitCode {
             .and_then(|m| baseline_table(&m).map_err(|e| format!("{TOOL}: error: {e}\n"))),
         Command::Search {
             cases,
+            generated,
             objective,
             options,
-        } => read_cases(&cases).and_then(|m| {
+        } => search_modules(cases.as_deref(), generated).and_then(|m| {
             let objectives = objective.map_or_else(
                 || vec![Objective::Peak, Objective::Traffic, Objective::Makespan],
                 |o| vec![o],
@@ -304,6 +310,18 @@ fn per_case(
 /// Prints rows a failing run finished (a closed stdout is not worth an error of its own).
 fn show(rows: &str) {
     let _ = lattice::io::print_text(rows);
+}
+
+/// The modules `search` runs on: the cases in `cases`, then, with `generated`, the generated set.
+fn search_modules(cases: Option<&Path>, generated: bool) -> Result<Vec<Module>, String> {
+    let mut modules = match cases {
+        Some(dir) => read_cases(dir)?,
+        None => Vec::new(),
+    };
+    if generated {
+        modules.extend(lattice_bench::generated::modules());
+    }
+    Ok(modules)
 }
 
 /// Every case in `dir`, or the first error rendered for a human.
