@@ -8,7 +8,7 @@
 // CHECK:      Pass Manager with 2 passes:
 // CHECK-NEXT: builtin.module(
 // CHECK-NEXT:   lattice-mpas{lookahead=8 pull=true},
-// CHECK-NEXT:   lattice-dlr{l0=double prefetch=0 victim=lru}
+// CHECK-NEXT:   lattice-dlr{evict=auto l0=double prefetch=0 victim=lru}
 // CHECK-NEXT: )
 // RUN: sed 1d %t.dump | tr -d '\n' > %t.pipeline
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
@@ -20,7 +20,7 @@
 // RUN:   --pass-pipeline='builtin.module(lattice-mpas,lattice-dlr)' --dump-pass-pipeline %s \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT: lattice-mpas{lookahead=32 pull=true},
-// DEFAULT: lattice-dlr{l0=double prefetch=0 victim=paper}
+// DEFAULT: lattice-dlr{evict=auto l0=double prefetch=0 victim=paper}
 // Bools are MLIR bools: a bare key sets one, as in lattice-opt.
 // RUN: mlir-opt --load-pass-plugin=$LATTICE_MLIR_PLUGIN --irdl-file=%S/../../mlir/src/lattice.irdl.mlir \
 // RUN:   --pass-pipeline='builtin.module(lattice-mpas{pull=false},lattice-mpas{pull})' --dump-pass-pipeline %s \
