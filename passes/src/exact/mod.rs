@@ -106,11 +106,7 @@ pub fn exact_order(module: &Module, options: &ExactOptions) -> Result<Exact, Exa
         phase: Phase::Scheduled,
         ..module.clone()
     };
-    let evaluator = Evaluator {
-        module: &work,
-        objective: options.objective,
-        back_end: &options.back_end,
-    };
+    let evaluator = Evaluator::new(&work, options.objective, &options.back_end);
     let limit = options.max_states.get();
     let (order, states) = match options.objective {
         Objective::Peak => {

@@ -174,7 +174,7 @@ impl Walk<'_, '_> {
         let e = self.evaluator;
         let value = match e.objective {
             Objective::Makespan => self.makespan(),
-            _ => e.measure(&self.order, None).map(|m| m.traffic),
+            _ => e.measure(&self.order, None).0.map(|m| m.traffic),
         };
         let Some(value) = value else { return };
         if self.best.as_ref().is_none_or(|(b, _)| value < *b) {
