@@ -6,7 +6,7 @@
 // RUN:   --dump-pass-pipeline %S/Inputs/matmul_tile.mlir -o /dev/null 2>&1 | FileCheck %s
 // CHECK:      builtin.module(
 // CHECK-NEXT:   lattice-mpas{lookahead=32 pull=true},
-// CHECK-NEXT:   lattice-dlr{l0=double prefetch=4 victim=lru},
+// CHECK-NEXT:   lattice-dlr{evict=auto l0=double prefetch=4 victim=lru},
 // CHECK-NEXT:   lattice-cpe{candidates=4 justify=1 keep-logical-peak=true passes=2 radius=1 seed=false}
 // The options change the plan as they do in lattice-opt.
 // RUN: npu-opt --pass-pipeline='builtin.module(lattice-mpas,lattice-dlr{victim=lru l0=single})' %S/Inputs/matmul_tile.mlir \

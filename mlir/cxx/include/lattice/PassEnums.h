@@ -48,6 +48,14 @@ inline llvm::StringRef optionText(LatticeDlrL0 value) {
   return names[static_cast<int>(value)];
 }
 
+/// `evict` of `lattice-dlr`: Making room where no hole fits: `window` (cheapest address range), `rank` (the paper's loop) or `auto` (rank with l0=single).
+enum class LatticeDlrEvict { Auto, Window, Rank };
+/// How lattice spells a `LatticeDlrEvict`.
+inline llvm::StringRef optionText(LatticeDlrEvict value) {
+  static const char *const names[] = {"auto", "window", "rank"};
+  return names[static_cast<int>(value)];
+}
+
 /// `cell-out` of `lattice-hmcos`: Cell outputs: `merge` (first command has 2+ predecessors) or `sink`.
 enum class LatticeHmcosCellOut { Merge, Sink };
 /// How lattice spells a `LatticeHmcosCellOut`.

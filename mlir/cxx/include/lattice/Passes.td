@@ -32,13 +32,13 @@ def LatticeOrderSearchPass : Pass<"lattice-order-search"> {
            "What to minimize: peak, traffic or makespan (ties broken by the other two, then spills).",
            [{::llvm::cl::values(clEnumValN(::lattice::LatticeOrderSearchObjective::Peak, "peak", ""), clEnumValN(::lattice::LatticeOrderSearchObjective::Traffic, "traffic", ""), clEnumValN(::lattice::LatticeOrderSearchObjective::Makespan, "makespan", ""))}]>,
     Option<"budget", "budget", "std::string", [{"auto"}],
-           "Search steps: `auto` (sized to the module) or a positive count, at most three times `auto`'s for the module; deterministic for a seed.">,
+           "What to spend: `auto` (a fixed amount of work), `N` steps or `work:N` units; deterministic for a seed.">,
     Option<"seed", "seed", "uint64_t", [{1}],
            "Seed of the local search.">,
     Option<"threads", "threads", "uint32_t", [{2}],
            "Worker threads; the result does not depend on it.">,
     Option<"timeLimit", "time-limit", "uint64_t", [{0}],
-           "Stop after this many seconds (0: no limit); a limit makes the result timing-dependent.">,
+           "End the whole search within this many seconds (0: no limit); a limit makes the result timing-dependent.">,
     Option<"backEnd", "back-end", "std::string", [{"pipeline"}],
            "The back end the search plans its candidates with: `pipeline` (the passes that follow it, with the victim key searched when `dlr` leaves it at its default) or `dlr{…}[,cpe{…}]`.">,
   ];
@@ -68,6 +68,9 @@ def LatticeDlrPass : Pass<"lattice-dlr"> {
            [{::llvm::cl::values(clEnumValN(::lattice::LatticeDlrL0::Double, "double", ""), clEnumValN(::lattice::LatticeDlrL0::Single, "single", ""))}]>,
     Option<"prefetch", "prefetch", "uint32_t", [{0}],
            "Move SPILL_INs up to this many σ positions early into free bytes, SPILL_OUTs to their last use (0: off).">,
+    Option<"evict", "evict", "::lattice::LatticeDlrEvict", [{::lattice::LatticeDlrEvict::Auto}],
+           "Making room where no hole fits: `window` (cheapest address range), `rank` (the paper's loop) or `auto` (rank with l0=single).",
+           [{::llvm::cl::values(clEnumValN(::lattice::LatticeDlrEvict::Auto, "auto", ""), clEnumValN(::lattice::LatticeDlrEvict::Window, "window", ""), clEnumValN(::lattice::LatticeDlrEvict::Rank, "rank", ""))}]>,
   ];
 }
 
