@@ -56,6 +56,7 @@ use lattice_passes::dlr::report::{results_table, Row};
 use lattice_passes::exact::report::{bounds_table, oracle_table};
 use lattice_passes::generate::{generate, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
+use lattice_passes::search::renumbered::renumbered_table;
 use lattice_passes::search::report::results_table as search_table;
 use lattice_passes::search::{Objective, SearchOptions};
 use lattice_passes::REGISTRY;
@@ -121,6 +122,11 @@ enum Command {
         /// Further `order-search` options, as in a pipeline: `"budget=2000 seed=3"`.
         #[arg(long, value_name = "OPTIONS", default_value = "")]
         options: String,
+        /// Instead of the table against the paper pipeline, the renumbering table: each module
+        /// and K renumbered copies (MPAS's order, then random topological orders), the worst
+        /// result over the best, and the best reverse depth-first order.
+        #[arg(long, value_name = "K")]
+        renumber: Option<usize>,
     },
     /// Order-independent lower bounds of every case (and of generated modules) and their time.
     Bounds {
@@ -227,6 +233,7 @@ fn main() -> ExitCode {
             generated,
             objective,
             options,
+            renumber,
         } => search_modules(cases.as_deref(), generated).and_then(|m| {
             let objectives = objective.map_or_else(
                 || vec![Objective::Peak, Objective::Traffic, Objective::Makespan],
@@ -234,8 +241,11 @@ fn main() -> ExitCode {
             );
             let options = search_options(&options)?;
             let table = |case: &[Module]| {
-                search_table(case, &objectives, &options)
-                    .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
+                match renumber {
+                    Some(k) => renumbered_table(case, &objectives, &options, k),
+                    None => search_table(case, &objectives, &options),
+                }
+                .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
             };
             per_case(&m, table, &mut show)
         }),

@@ -142,12 +142,14 @@ proptest! {
         objective in prop_oneof![Just(Objective::Peak), Just(Objective::Traffic), Just(Objective::Makespan)],
         percent in prop_oneof![Just(100u64), Just(25), Just(8)],
         cpe in any::<bool>(),
+        victim_search in any::<bool>(),
     ) {
         let Ok(m) = generate_for(&GenSpec { shape, nodes, seed }, &common::shrunk(percent)) else {
             return Ok(());
         };
         let back_end = BackEnd {
             cpe: cpe.then(Default::default),
+            victim_search,
             ..BackEnd::default()
         };
         check(&m, objective, 30, back_end);

@@ -3,11 +3,12 @@
 //!
 //! Layout, one concept per file: [`tasks`](self) groups ops into the blocks L0 exclusivity keeps
 //! together; `realize` turns a task sequence into a legal, L0-exclusive σ (the no-deadlock proof
-//! is in its header); `grid` detects task grids and the curves over them; `portfolio` lists the
+//! is in its header); `grid` detects task grids and the curves over them; `family` reads the
+//! reverse depth-first task sequences off the task DAG's structure; `portfolio` lists the
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
-//! late-acceptance chains; [`options`], [`pass`] and [`report`] (the `lattice-bench search`
-//! table) are the user-facing side.
+//! late-acceptance chains; [`options`], [`pass`], [`report`] (the `lattice-bench search`
+//! table) and `renumbered` (its `--renumber K` table) are the user-facing side.
 //!
 //! The search: score the portfolio; run MPAS's order through the real back end; run [`CHAINS`]
 //! chains of local search, each from one of the best members, on its own seed and share of the
@@ -33,6 +34,7 @@
 //! Cost: the budget's work units (plus, for a step budget, (budget) × (one realization or O(V)
 //! move + one score) + finalists × back end).
 
+mod family;
 mod grid;
 mod local;
 pub mod options;
@@ -40,6 +42,8 @@ pub mod pass;
 mod portfolio;
 pub mod progress;
 mod realize;
+#[cfg(feature = "generate")]
+pub mod renumbered;
 mod repair;
 pub mod report;
 pub mod score;

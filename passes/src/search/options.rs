@@ -43,18 +43,33 @@ pub struct BackEnd {
 }
 
 impl Default for BackEnd {
-    /// The back end of `order-search,dlr,cpe`: DLR's and CPE's defaults, the victim key searched.
+    /// `back-end=pipeline` before the pass has seen what follows it (and when nothing does):
+    /// DLR's and CPE's defaults, DLR's default victim key only.
     fn default() -> Self {
         BackEnd {
             dlr: DlrOptions::default(),
             cpe: Some(CpeOptions::default()),
             following: true,
-            victim_search: true,
+            victim_search: false,
         }
     }
 }
 
 impl BackEnd {
+    /// The back end this one stands for in `order-search{…},dlr,cpe` — what [`BackEnd::of_following`]
+    /// makes of DLR and CPE at their defaults (the victim key searched) when it is the pipeline's,
+    /// itself when given. For callers that run the search without a pipeline around it.
+    pub fn before_default_passes(&self) -> BackEnd {
+        if self.following {
+            BackEnd {
+                victim_search: true,
+                ..BackEnd::default()
+            }
+        } else {
+            self.clone()
+        }
+    }
+
     /// The back end the passes `following` the search make: the leading `dlr` and `cpe` specs,
     /// the victim key searched when that `dlr` leaves it at its default; `None` when no `dlr`
     /// comes right after the search.

@@ -34,11 +34,9 @@ impl Pass for OrderSearch {
         let back_end = &mut self.0.back_end;
         let ahead = BackEnd::of_following(following);
         if back_end.following {
-            // Nothing to hand a victim choice to: DLR's default key, as a later `dlr` uses.
-            *back_end = ahead.unwrap_or(BackEnd {
-                victim_search: false,
-                ..BackEnd::default()
-            });
+            // With no `dlr` right after it, nothing takes a victim choice: DLR's default key,
+            // which a later `dlr` uses.
+            *back_end = ahead.unwrap_or_default();
             return Vec::new();
         }
         match ahead {

@@ -4,14 +4,16 @@
 //!   orders of `order{policy=…}`, a greedy peak-directed order (a FREE as soon as ready, then
 //!   ordinary ops, then the smallest ALLOC; DLR's tightening then compacts it) and a reverse
 //!   depth-first order from the sinks. These use the order engine with the L0 gate.
-//! - Task orders (`super::realize`, feeder leads 0–2): the main tasks in τ order, in the task
-//!   order each op order above visits them, and every curve over a detected task grid and its
-//!   transpose (`super::grid`); each with loaders inlined into their tasks and with feeders
-//!   0, 1 and 2 tasks ahead.
+//! - Task orders (`super::realize`, feeder leads 0–2): the main tasks in τ order, the reverse
+//!   depth-first family read off the task DAG's structure (`super::family`), the task order each
+//!   op order above visits them, and every curve over a detected task grid and its transpose
+//!   (`super::grid`); each with loaders inlined into their tasks and with feeders 0, 1 and 2
+//!   tasks ahead.
 //!
 //! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out,
 //! except MPAS, whose failure is the search's. O(P · realize) to build P members.
 
+use super::family::family;
 use super::grid::{curves, detect};
 use super::realize::TaskOrder;
 use super::tasks::Tasks;
@@ -32,7 +34,7 @@ pub(crate) enum Start {
 }
 
 /// The feeder placements every task order is tried with: (lead, inline).
-const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
+pub(crate) const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
 
 /// Every member, named, MPAS first.
 pub(crate) fn portfolio(
@@ -66,6 +68,7 @@ pub(crate) fn portfolio(
     }
     let mut sequences: Vec<(String, Vec<usize>)> =
         vec![("tasks".into(), (0..tasks.main.len()).collect())];
+    sequences.extend(family(&Graph::build_with(module, false)?, tasks));
     for (name, start) in &members {
         if let Start::Ops(order) = start {
             sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));

@@ -32,6 +32,7 @@ pub fn results_table(
         for &objective in objectives {
             let options = SearchOptions {
                 objective,
+                back_end: options.back_end.before_default_passes(),
                 ..options.clone()
             };
             let found = search(case, &options, &Silent).map_err(|e| (case.name.clone(), e))?;

@@ -1,11 +1,13 @@
 //! Unit tests of the search's pieces: the task decomposition, realization (legal and
-//! L0-exclusive for any sequence and lead) and grid detection.
+//! L0-exclusive for any sequence and lead), grid detection and the reverse depth-first family
+//! (every main task once; the same sequences, up to the renaming, on a renumbered copy).
 
+use super::family::{family, fingerprints};
 use super::grid::detect;
 use super::realize::{realize, TaskOrder};
 use super::tasks::Tasks;
 use crate::analysis::pressure;
-use crate::generate::{generate, GenSpec, Shape};
+use crate::generate::{generate, random_topological, renumber, GenSpec, Shape};
 use crate::order::graph::Graph;
 use crate::rng::Rng;
 use lattice_lir::{Module, OpId};
@@ -125,6 +127,72 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
                     m.name
                 );
             }
+        }
+    }
+}
+
+/// The main tasks each family member of `m` lists, each task named by its ops' ids under
+/// `rename` (old id → id in a copy), sorted; the members as sets, their order aside.
+fn family_in_ids(m: &Module, rename: &[usize]) -> Vec<(String, Vec<Vec<usize>>)> {
+    let tasks = Tasks::of(m).expect("tasks");
+    let graph = Graph::build_with(m, false).expect("graph");
+    family(&graph, &tasks)
+        .into_iter()
+        .map(|(name, seq)| {
+            let mut named: Vec<Vec<usize>> = seq
+                .iter()
+                .map(|&i| {
+                    let mut ops: Vec<usize> = tasks.ops[tasks.main[i]]
+                        .iter()
+                        .map(|op| rename[op.index()])
+                        .collect();
+                    ops.sort_unstable();
+                    ops
+                })
+                .collect();
+            assert_eq!(named.len(), tasks.main.len(), "{}: {name}", m.name);
+            named.sort();
+            named.dedup();
+            assert_eq!(
+                named.len(),
+                tasks.main.len(),
+                "{}: {name} lists every main task once",
+                m.name
+            );
+            (name, named)
+        })
+        .collect()
+}
+
+/// Fingerprints are the same op for op on a renumbered copy, and the family lists every main
+/// task once, the same tasks on the copy. (Its members' values through the back end can still
+/// differ between numberings — realization keeps τ, which follows the input's order, inside
+/// each task — and do on gen-matmul-n200-s2; see docs/search.md.)
+#[test]
+fn the_family_and_fingerprints_do_not_depend_on_the_numbering() {
+    let mut cases = modules();
+    cases.push(case("FlashAttention_Case0"));
+    for m in cases {
+        let graph = Graph::build_with(&m, false).expect("graph");
+        let prints = fingerprints(&graph);
+        for seed in [7, 8] {
+            let order = random_topological(&m, seed).expect("order");
+            let copy = renumber(&m, &order).expect("renumbers");
+            let mut rename = vec![0; m.ops.len()];
+            for (i, op) in order.iter().enumerate() {
+                rename[op.index()] = i;
+            }
+            let copy_prints = fingerprints(&Graph::build_with(&copy, false).expect("graph"));
+            for (i, op) in order.iter().enumerate() {
+                assert_eq!(prints[op.index()], copy_prints[i], "{}", m.name);
+            }
+            let identity: Vec<usize> = (0..copy.ops.len()).collect();
+            assert_eq!(
+                family_in_ids(&m, &rename),
+                family_in_ids(&copy, &identity),
+                "{}",
+                m.name
+            );
         }
     }
 }
