@@ -58,11 +58,7 @@ pub fn family_best(
         phase: Phase::Scheduled,
         ..module.clone()
     };
-    let evaluator = Evaluator {
-        module: &work,
-        objective,
-        back_end,
-    };
+    let evaluator = Evaluator::new(&work, objective, back_end);
     let mut best = None;
     for (_, seq) in family(&graph, &tasks) {
         for (lead, inline) in PLACEMENTS {
