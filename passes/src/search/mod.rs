@@ -37,6 +37,7 @@
 mod family;
 mod grid;
 mod local;
+mod moves;
 pub mod options;
 pub mod pass;
 mod portfolio;

@@ -25,7 +25,7 @@
 //! at the peak from a random position (O(V / places) expected, O(V) at worst), and an O(V)
 //! rescan when the peak drops.
 
-use super::local::{relocate, shift, window};
+use super::moves::{relocate, shift, window};
 use crate::order::graph::{Graph, Role};
 use crate::rng::Rng;
 use lattice_lir::{BufferId, OpId, OpKind};
