@@ -342,6 +342,27 @@ fn pass_spec(pass: &str, names: &[&str], values: &[&str]) -> Result<PassSpec, St
     })
 }
 
+/// [`pass_spec`] of the C strings `pass` and `names[i] = values[i]` (`count` each), with any
+/// error as a report.
+///
+/// # Safety
+/// `pass` valid; `names` and `values` valid for `count` strings each.
+unsafe fn pass_spec_from_c(
+    pass: &LatticeStr,
+    names: *const LatticeStr,
+    values: *const LatticeStr,
+    count: usize,
+) -> Result<PassSpec, LatticeReport> {
+    // SAFETY: per the contract.
+    let (pass, names, values) = unsafe { (strs(pass, 1), strs(names, count), strs(values, count)) };
+    let (pass, names, values) = (
+        pass.map_err(LatticeReport::error)?,
+        names.map_err(LatticeReport::error)?,
+        values.map_err(LatticeReport::error)?,
+    );
+    pass_spec(pass[0], &names, &values).map_err(LatticeReport::error)
+}
+
 /// Checks the options of lattice pass `pass` (`names[i] = values[i]`, the rest at their defaults)
 /// as lattice's pipeline parser would; the report holds the error, if any (never null).
 ///
@@ -356,14 +377,7 @@ pub unsafe extern "C" fn lattice_check_options(
 ) -> *mut LatticeReport {
     let checked = guarded(|| {
         // SAFETY: per the contract.
-        let (pass, names, values) =
-            unsafe { (strs(&pass, 1), strs(names, count), strs(values, count)) };
-        let (pass, names, values) = (
-            pass.map_err(LatticeReport::error)?,
-            names.map_err(LatticeReport::error)?,
-            values.map_err(LatticeReport::error)?,
-        );
-        pass_spec(pass[0], &names, &values).map_err(LatticeReport::error)?;
+        unsafe { pass_spec_from_c(&pass, names, values, count) }?;
         Ok(())
     });
     checked.err().unwrap_or_default().seal()
@@ -392,14 +406,7 @@ pub unsafe extern "C" fn lattice_run_pass(
     let m = unsafe { &mut *module };
     let ran = guarded(|| {
         // SAFETY: per the contract.
-        let (pass, names, values) =
-            unsafe { (strs(&pass, 1), strs(names, count), strs(values, count)) };
-        let (pass, names, values) = (
-            pass.map_err(LatticeReport::error)?,
-            names.map_err(LatticeReport::error)?,
-            values.map_err(LatticeReport::error)?,
-        );
-        let spec = pass_spec(pass[0], &names, &values).map_err(LatticeReport::error)?;
+        let spec = unsafe { pass_spec_from_c(&pass, names, values, count) }?;
         let before = Snapshot::of(&m.module);
         // SAFETY: per the contract.
         let executor = unsafe { executor.as_ref() };
