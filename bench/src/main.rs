@@ -16,8 +16,11 @@
 //! - `search`: `order-search` against the paper pipeline on every case and objective (peak,
 //!   traffic and its fixed-order bound, spills, makespan from the independent replay,
 //!   evaluations and seconds; `--generated` adds, or with no `--cases` runs alone, generated
-//!   modules of every shape up to 50K nodes, `lattice_bench::generated`;
-//!   `lattice_passes::search::report::results_table`);
+//!   modules of every shape up to 50K nodes or of `--shape` at `--nodes`,
+//!   `lattice_bench::generated`; `lattice_passes::search::report::results_table`;
+//!   `--max-seconds S` fails after the table when a search took longer than S or ended worse
+//!   than MPAS's order); `--time-limits T,…` prints instead each search under `time-limit=T`
+//!   against T + 1 s and fails likewise (`lattice_passes::search::time_limits`);
 //! - `bounds`: the order-independent lower bounds (peak, traffic, makespan) of every case and
 //!   of generated modules (`--generated N,…`: every family at N nodes), with their time
 //!   (`lattice_passes::exact::report::bounds_table`);
@@ -57,11 +60,14 @@ use lattice_passes::exact::report::{bounds_table, oracle_table};
 use lattice_passes::generate::{generate, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, order_by, order_table, MpasOptions, Policy};
 use lattice_passes::search::renumbered::renumbered_table;
-use lattice_passes::search::report::results_table as search_table;
-use lattice_passes::search::{Objective, SearchOptions};
+use lattice_passes::search::report::{results_table as search_table, Bounds, Run};
+use lattice_passes::search::time_limits::{time_limit_table, SLACK};
+
+use lattice_passes::search::{Objective, SearchError, SearchOptions};
 use lattice_passes::REGISTRY;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 const TOOL: &str = "lattice-bench";
 
@@ -74,7 +80,7 @@ static METER: Meter = Meter;
 #[command(
     name = TOOL,
     version,
-    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench search --cases ../shared/cases --objective traffic\n  lattice-bench search --generated\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
+    after_help = "Examples:\n  lattice-bench orders --cases ../shared/cases\n  lattice-bench dlr --cases ../shared/cases\n  lattice-bench cpe --cases ../shared/cases\n  lattice-bench baselines --cases ../shared/cases\n  lattice-bench search --cases ../shared/cases --objective traffic\n  lattice-bench search --generated\n  lattice-bench search --generated --shape attention --nodes 1000000 --no-bounds --max-seconds 60\n  lattice-bench search --cases ../shared/cases --time-limits 2,5,30\n  lattice-bench paper --cases ../shared/cases --out target/paper\n  lattice-bench scale --out target/scale --nodes 10000,100000"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -113,15 +119,46 @@ enum Command {
         #[arg(long, value_name = "DIR", required_unless_present = "generated")]
         cases: Option<PathBuf>,
         /// Also (or, without --cases, only) the generated modules: every shape at 2K, 12K and
-        /// 50K nodes.
+        /// 50K nodes (seed 1), or those of --shape and --nodes.
         #[arg(long)]
         generated: bool,
+        /// With --generated: only this shape (matmul, attention, conv, random or resnet).
+        #[arg(long, requires = "generated")]
+        shape: Option<Shape>,
+        /// With --generated: these node counts, comma-separated, instead of 2K, 12K and 50K.
+        #[arg(
+            long,
+            value_name = "N,N,...",
+            value_delimiter = ',',
+            value_parser = node_count,
+            requires = "generated"
+        )]
+        nodes: Vec<usize>,
         /// The objective (default: all three, one after the other).
         #[arg(long, value_parser = objective)]
         objective: Option<Objective>,
         /// Further `order-search` options, as in a pipeline: `"budget=2000 seed=3"`.
         #[arg(long, value_name = "OPTIONS", default_value = "")]
         options: String,
+        /// Leave out the bound columns (a linear program and reachability sweeps that take far
+        /// longer than the search on a 1M-node module).
+        #[arg(long)]
+        no_bounds: bool,
+        /// Fail (exit 1, after the table) when a search takes longer than SECONDS or ends worse
+        /// than MPAS's order on its objective.
+        #[arg(long, value_name = "SECONDS", conflicts_with = "renumber")]
+        max_seconds: Option<f64>,
+        /// Instead of the table against the paper pipeline, the time-limit table: each module
+        /// and objective under `time-limit=T` for each T, wall seconds against T + 1; fails
+        /// (exit 1, after the table) when a run takes longer or ends worse than MPAS's order.
+        #[arg(
+            long,
+            value_name = "T,T,...",
+            value_delimiter = ',',
+            value_parser = clap::value_parser!(u64).range(1..=86400),
+            conflicts_with_all = ["renumber", "max_seconds"]
+        )]
+        time_limits: Vec<u64>,
         /// Instead of the table against the paper pipeline, the renumbering table: each module
         /// and K renumbered copies (MPAS's order, then random topological orders), the worst
         /// result over the best, and the best reverse depth-first order.
@@ -231,23 +268,39 @@ fn main() -> ExitCode {
         Command::Search {
             cases,
             generated,
+            shape,
+            nodes,
             objective,
             options,
             renumber,
-        } => search_modules(cases.as_deref(), generated).and_then(|m| {
+            no_bounds,
+            max_seconds,
+            time_limits,
+        } => search_modules(cases.as_deref(), generated.then_some((shape, nodes))).and_then(|m| {
             let objectives = objective.map_or_else(
                 || vec![Objective::Peak, Objective::Traffic, Objective::Makespan],
                 |o| vec![o],
             );
             let options = search_options(&options)?;
-            let table = |case: &[Module]| {
-                match renumber {
-                    Some(k) => renumbered_table(case, &objectives, &options, k),
-                    None => search_table(case, &objectives, &options),
-                }
-                .map_err(|(case, e)| format!("{TOOL}: error: {case}: {e}\n"))
+            let bounds = if no_bounds {
+                Bounds::Skip
+            } else {
+                Bounds::Show
             };
-            per_case(&m, table, &mut show)
+            let fail = |(case, e): (String, SearchError)| format!("{TOOL}: error: {case}: {e}\n");
+            match renumber {
+                Some(k) => per_case(
+                    &m,
+                    |case| renumbered_table(case, &objectives, &options, k).map_err(fail),
+                    &mut show,
+                ),
+                None if !time_limits.is_empty() => checked(&m, None, |case| {
+                    time_limit_table(case, &objectives, &options, &time_limits).map_err(fail)
+                }),
+                None => checked(&m, max_seconds, |case| {
+                    search_table(case, &objectives, &options, bounds).map_err(fail)
+                }),
+            }
         }),
         Command::Bounds { cases, generated } => read_cases(&cases).and_then(|mut m| {
             for &nodes in &generated {
@@ -297,7 +350,7 @@ fn main() -> ExitCode {
 /// long run that fails late still shows what it finished.
 fn per_case(
     cases: &[Module],
-    table: impl Fn(&[Module]) -> Result<String, String>,
+    mut table: impl FnMut(&[Module]) -> Result<String, String>,
     shown: &mut dyn FnMut(&str),
 ) -> Result<String, String> {
     let mut out = String::new();
@@ -317,19 +370,75 @@ fn per_case(
     Ok(out)
 }
 
+/// The table `table` makes of `modules` (case by case, as [`per_case`]), then an error after it
+/// when a search ended worse than MPAS's order or took longer than it may: T + 1 s under
+/// `time-limit=T`, else `max_seconds` if given.
+fn checked(
+    modules: &[Module],
+    max_seconds: Option<f64>,
+    table: impl Fn(&[Module]) -> Result<(String, Vec<Run>), String>,
+) -> Result<String, String> {
+    let mut failed = Vec::new();
+    let rows = per_case(
+        modules,
+        |case| {
+            let (rows, runs) = table(case)?;
+            for run in &runs {
+                let (name, seconds) = (run.objective.print_option(), run.time.as_secs_f64());
+                if run.value > run.mpas {
+                    failed.push(format!(
+                        "{}: {name}: the search's {} is worse than MPAS's {}",
+                        run.case, run.value, run.mpas
+                    ));
+                }
+                let most = match run.time_limit {
+                    0 => max_seconds,
+                    limit => Some((Duration::from_secs(limit) + SLACK).as_secs_f64()),
+                };
+                if let Some(most) = most.filter(|&most| seconds > most) {
+                    failed.push(format!(
+                        "{}: {name}: the search took {seconds:.2} s, more than {most} s",
+                        run.case
+                    ));
+                }
+            }
+            Ok(rows)
+        },
+        &mut show,
+    )?;
+    if failed.is_empty() {
+        return Ok(rows);
+    }
+    show(&rows);
+    Err(failed
+        .iter()
+        .map(|f| format!("{TOOL}: error: {f}\n"))
+        .collect())
+}
+
 /// Prints rows a failing run finished (a closed stdout is not worth an error of its own).
 fn show(rows: &str) {
     let _ = lattice::io::print_text(rows);
 }
 
-/// The modules `search` runs on: the cases in `cases`, then, with `generated`, the generated set.
-fn search_modules(cases: Option<&Path>, generated: bool) -> Result<Vec<Module>, String> {
+/// The modules `search` runs on: the cases in `cases`, then, with `generated`, the generated
+/// set (one shape or all, the given node counts or the default ones).
+fn search_modules(
+    cases: Option<&Path>,
+    generated: Option<(Option<Shape>, Vec<usize>)>,
+) -> Result<Vec<Module>, String> {
     let mut modules = match cases {
         Some(dir) => read_cases(dir)?,
         None => Vec::new(),
     };
-    if generated {
-        modules.extend(lattice_bench::generated::modules());
+    if let Some((shape, nodes)) = generated {
+        let shapes = shape.map_or(Shape::ALL.to_vec(), |s| vec![s]);
+        let nodes = if nodes.is_empty() {
+            lattice_bench::generated::SIZES.to_vec()
+        } else {
+            nodes
+        };
+        modules.extend(lattice_bench::generated::modules(&shapes, &nodes));
     }
     Ok(modules)
 }

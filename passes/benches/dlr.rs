@@ -2,7 +2,8 @@
 //! exclusivity off (target: under 100 ms in release), for each victim key; per op, one plan of
 //! MPAS's order with the paper and cost keys in both eviction modes on Matmul_Case1 and on the
 //! generated deep conv network with fragmented L1 (`common::fragmented`; target: `window` at most
-//! 3× Matmul_Case1's time per op, compare the `thrpt` lines); and of the fixed-order traffic
+//! 3× Matmul_Case1's time per op, compare the `thrpt` lines; each plan's traffic is printed
+//! once, so the time can be read against what it buys); and of the fixed-order traffic
 //! lower bound of every shipped case planned by `mpas,dlr` (target: 2 s each). Run with
 //! `cargo bench -p lattice-passes --bench dlr`; needs `../shared/cases` beside the checkout.
 
@@ -57,6 +58,8 @@ fn dlr_per_op(c: &mut Criterion) {
                     evict,
                     ..DlrOptions::default()
                 };
+                let traffic = plan(&module, &options).expect("plans").stats.traffic;
+                println!("{name}/{victim:?}/{evict:?}: traffic {traffic} B");
                 group.bench_function(format!("{name}/{victim:?}/{evict:?}"), |b| {
                     b.iter(|| plan(&module, &options).expect("plans"))
                 });

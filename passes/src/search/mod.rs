@@ -8,7 +8,8 @@
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
 //! late-acceptance chains; [`options`], [`pass`], [`report`] (the `lattice-bench search`
-//! table) and `renumbered` (its `--renumber K` table) are the user-facing side.
+//! table), `renumbered` (its `--renumber K` table) and [`time_limits`] (its `--time-limits`
+//! table) are the user-facing side.
 //!
 //! The search: score the portfolio; run MPAS's order through the real back end; run [`CHAINS`]
 //! chains of local search, each from one of the best members, on its own seed and share of the
@@ -51,6 +52,7 @@ pub mod score;
 mod tasks;
 #[cfg(test)]
 mod tests;
+pub mod time_limits;
 
 pub use options::{BackEnd, Budget, Objective, SearchOptions};
 pub use pass::OrderSearch;

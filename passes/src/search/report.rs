@@ -3,7 +3,10 @@
 //! and makespan, all from the independent verifier's replay, the fixed-order traffic lower
 //! bound of each plan's σ, the order-independent bound of the objective (`analysis::any_order`)
 //! and the gap to it, plus the search's evaluations and wall time (the one column that varies
-//! between runs). O(cases · objectives · (search + 2 plans and bounds)).
+//! between runs). Each search run is also returned as a [`Run`], so a caller can check its time
+//! and that it is no worse than MPAS's order. The bounds can be left out ([`Bounds::Skip`]):
+//! they solve a linear program and sweep reachability bitsets, which on a 1M-node module takes
+//! far longer than the search. O(cases · objectives · (search + 2 plans and bounds)).
 
 use super::{search, BackEnd, Objective, SearchError, SearchOptions, Silent};
 use crate::analysis::{any_order_bounds, bottom_levels, traffic_lower_bound};
@@ -14,21 +17,53 @@ use crate::verify::gap_percent;
 use lattice::OptionType;
 use lattice_lir::{Module, OpId, Phase};
 use std::fmt::Write;
+use std::time::Duration;
 
-/// A Markdown table with two lines (paper pipeline, search) per case and objective; fails on
-/// the first case the search fails on, naming it.
+/// Whether the table computes the bound columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounds {
+    /// The fixed-order traffic bound, the any-order bound and the gap.
+    Show,
+    /// "—" in their place.
+    Skip,
+}
+
+/// One search of the table: its objective's value against MPAS's order's, and its time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// The module's name.
+    pub case: String,
+    /// What the search minimized.
+    pub objective: Objective,
+    /// The objective's value of the search's plan (the verifier's replay).
+    pub value: u64,
+    /// The objective's value of MPAS's order through the same back end.
+    pub mpas: u64,
+    /// The search's wall time.
+    pub time: Duration,
+    /// The `time-limit` it ran under (0: none).
+    pub time_limit: u64,
+}
+
+/// A Markdown table with two lines (paper pipeline, search) per case and objective, and the
+/// search runs in table order; fails on the first case the search fails on, naming it.
 pub fn results_table(
     cases: &[Module],
     objectives: &[Objective],
     options: &SearchOptions,
-) -> Result<String, (String, SearchError)> {
+    with_bounds: Bounds,
+) -> Result<(String, Vec<Run>), (String, SearchError)> {
+    let mut runs = Vec::with_capacity(cases.len() * objectives.len());
     let mut md = String::from(
         "| case | objective | pipeline | peak | traffic | traffic bound | spills | makespan | bound (any order) | gap | evaluations | seconds |\n\
          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for case in cases {
         // A case no order can plan fails the search below with the reason.
-        let bounds = any_order_bounds(case).ok();
+        let bounds = match with_bounds {
+            Bounds::Show => any_order_bounds(case).ok(),
+            Bounds::Skip => None,
+        };
         for &objective in objectives {
             let options = SearchOptions {
                 objective,
@@ -37,6 +72,14 @@ pub fn results_table(
             };
             let found = search(case, &options, &Silent).map_err(|e| (case.name.clone(), e))?;
             let name = objective.print_option();
+            runs.push(Run {
+                case: case.name.clone(),
+                objective,
+                value: super::score::value(objective, &found.measure),
+                mpas: super::score::value(objective, &found.mpas),
+                time: found.time,
+                time_limit: options.time_limit,
+            });
             // The order the search measured as MPAS's (a failure there already failed it).
             let mpas =
                 mpas_order(case, &bottom_levels(case), &MpasOptions::default()).unwrap_or_default();
@@ -58,7 +101,10 @@ pub fn results_table(
                     found.victim,
                 ),
             ] {
-                let bound = bound(case, order, &options.back_end.with_victim(victim));
+                let bound = match with_bounds {
+                    Bounds::Show => bound(case, order, &options.back_end.with_victim(victim)),
+                    Bounds::Skip => "—".to_string(),
+                };
                 let (any, gap) = match bounds {
                     Some(b) => {
                         let any = bound_of(&b, objective);
@@ -76,7 +122,7 @@ pub fn results_table(
             }
         }
     }
-    Ok(md)
+    Ok((md, runs))
 }
 
 /// The fixed-order traffic bound of the plan the back end's DLR builds for `order` ("—" if it
