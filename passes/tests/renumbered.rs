@@ -47,9 +47,7 @@ fn every_order_is_l0_exclusive_on_renumbered_shipped_cases() {
     }
 }
 
-/// The structured shapes. Renumbered `random` modules chain buffers of several staging tiers
-/// through shared ops, where the nested decomposition gets stuck and the gated traversal
-/// (`order/gated.rs`), a heuristic, can stall: they are not covered (see docs/search.md).
+/// The structured shapes; `random` below.
 #[test]
 fn every_order_is_l0_exclusive_on_renumbered_generated_modules() {
     for shape in [Shape::Matmul, Shape::Attention, Shape::Conv] {
@@ -63,21 +61,44 @@ fn every_order_is_l0_exclusive_on_renumbered_generated_modules() {
     }
 }
 
+/// Renumbered `random` modules chain buffers of several staging tiers through shared ops, where
+/// the nested decomposition gets stuck and the gated traversal (`order/gated.rs`), a heuristic,
+/// can stall with the renumbered input's keys; the structural keys it then retries
+/// (`order/exclusive.rs`) order these. Not every random module: gen-random-n1000-s5 and
+/// gen-random-n2500-s3 still fail on most random topological numberings (docs/search.md).
+#[test]
+fn every_order_is_l0_exclusive_on_renumbered_random_modules() {
+    for (nodes, seed) in [(120, 1), (300, 4), (700, 2)] {
+        let m = generate(&GenSpec {
+            shape: Shape::Random,
+            nodes,
+            seed,
+        });
+        for k in 0..3 {
+            let order = random_topological(&m, 100 + k).unwrap();
+            check_orders(&renumber(&m, &order).unwrap());
+        }
+    }
+}
+
 /// The search on a renumbered module: every objective's result, through the back end the
 /// pipeline `order-search{…},dlr,cpe` builds, stays within 2% of the best over the module and
 /// its renumberings (MPAS's order, random topological orders), is never worse than the best
 /// member of the reverse depth-first family under DLR's own key, and the makespan objective's
 /// plan is never slower than the plans the peak and traffic objectives chose. Small modules of
-/// the structured shapes (renumbered `random` modules are not covered, as above; the generator
-/// sizes buffers so that these plan without traffic, so peak and makespan are what differ) and
-/// a step budget, so the test stays a few seconds in a debug build.
+/// the structured shapes (the generator sizes buffers so that these plan without traffic, so
+/// peak and makespan are what differ) and
+/// a step budget, so the test stays a few seconds in a debug build. A `random` module must plan
+/// on every numbering too, but its results still spread (peak 672–928 B, makespan 9,967–11,858
+/// cycles over the five numberings of gen-random-n300-s4), so the bounds are checked on the
+/// structured shapes only.
 #[test]
 fn the_search_does_not_depend_on_the_numbering() {
     use lattice_passes::search::renumbered::{family_best, renumberings};
     use lattice_passes::search::{search, Budget, Objective, SearchOptions, Silent};
     use std::num::NonZeroU64;
     let mut failures = Vec::new();
-    for shape in [Shape::Matmul, Shape::Attention, Shape::Conv] {
+    for shape in [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random] {
         let m = generate(&GenSpec {
             shape,
             nodes: 300,
@@ -106,6 +127,9 @@ fn the_search_does_not_depend_on_the_numbering() {
                     value(objective, &found.measure)
                 })
                 .collect();
+            if shape == Shape::Random {
+                continue;
+            }
             let (best, worst) = (values.iter().min().unwrap(), values.iter().max().unwrap());
             if *worst as f64 > 1.02 * *best as f64 {
                 failures.push(format!("{} {objective:?}: {values:?}", m.name));
@@ -120,7 +144,7 @@ fn the_search_does_not_depend_on_the_numbering() {
                 }
             }
         }
-        for (i, spans) in makespans.iter().enumerate() {
+        for (i, spans) in makespans.iter().enumerate().filter(|_| shape != Shape::Random) {
             if spans[2] > spans[0].min(spans[1]) {
                 failures.push(format!("{} copy {i}: makespans {spans:?}", m.name));
             }

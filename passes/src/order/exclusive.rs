@@ -37,8 +37,19 @@
 //! staging tier per group of the decomposition (every cube kernel: an L0C accumulation whose
 //! steps each read one L0A and one L0B tile) never gets stuck.
 //!
+//! **Retrying** ([`exclusive_order_retrying`], what the callers use): the key decides which
+//! group and which grant come first, and a key that follows a scrambled numbering can walk the
+//! gated traversal into a stall that another key avoids. So when the given key gets stuck the
+//! order is tried again with three structural keys — ASAP/ALAP-style levels of the graph, each
+//! tie broken by the given key: the longest path through the op (shortest first: ops off the
+//! critical paths, whose buffers live briefly, go first), the longest path to a sink (longest
+//! first) and the longest path from a source (shortest first). On generated `random` modules
+//! (several staging tiers chained through shared ops) renumbered in random topological orders
+//! these rescue many numberings the given key gets stuck on, but not all (see docs/search.md);
+//! the first key that succeeds wins, so where the given key works the result is unchanged.
+//!
 //! Deterministic for a given key (ties by op index). O(d · (V + E) log V) for a nesting depth
-//! d ≤ staging tiers + 1.
+//! d ≤ staging tiers + 1, four times over when retrying.
 
 use super::components::{strongly_connected, Partition};
 use super::gated::gated_order;
@@ -60,6 +71,42 @@ pub(crate) fn exclusive_order<K: Ord + Copy>(graph: &Graph<'_>, key: &[K]) -> Op
     };
     let all: Vec<OpId> = (0..n).map(OpId::new).collect();
     nesting.emit(&all).then_some(nesting.out)
+}
+
+/// [`exclusive_order`] by `key`; when that gets stuck, by structural keys, each with `key`
+/// breaking its ties: the longest path through the op, shortest first; the longest path to a
+/// sink, longest first; the longest path from a source, shortest first (see the header).
+pub(crate) fn exclusive_order_retrying<K: Ord + Copy>(
+    graph: &Graph<'_>,
+    key: &[K],
+) -> Option<Vec<OpId>> {
+    if let Some(order) = exclusive_order(graph, key) {
+        return Some(order);
+    }
+    let n = graph.len();
+    let topo = graph.topological();
+    let mut depth = vec![0usize; n];
+    for &v in &topo {
+        for &s in graph.succs(v) {
+            depth[s.index()] = depth[s.index()].max(depth[v.index()] + 1);
+        }
+    }
+    let mut height = vec![0usize; n];
+    for &v in topo.iter().rev() {
+        for &p in graph.preds(v) {
+            height[p.index()] = height[p.index()].max(height[v.index()] + 1);
+        }
+    }
+    let tallest = height.iter().copied().max().unwrap_or(0);
+    let structural: [&dyn Fn(usize) -> usize; 3] = [
+        &|v| depth[v] + height[v],
+        &|v| tallest - height[v],
+        &|v| depth[v],
+    ];
+    structural.iter().find_map(|primary| {
+        let keys: Vec<(usize, K)> = (0..n).map(|v| (primary(v), key[v])).collect();
+        exclusive_order(graph, &keys)
+    })
 }
 
 /// The staging tier of `buffer`, if it is one.

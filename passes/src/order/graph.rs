@@ -10,7 +10,7 @@
 //! O(V + E + operands + B log B) time and space.
 
 use super::error::{Link, OrderError};
-use super::exclusive::exclusive_order;
+use super::exclusive::exclusive_order_retrying;
 use super::gate::{l0_turns, L0Turns};
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 
@@ -88,8 +88,9 @@ impl<'m> Graph<'m> {
     /// The turns are the incoming σ's ([`super::gate`]) when they close no cycle; otherwise they
     /// are taken from an order derived from the graph alone ([`super::exclusive`]), keyed like
     /// the gate's witness σ' (incoming position, each FREE just after what it waits for), so a
-    /// renumbered input gets turns whenever the decomposition finds an exclusive order. When it
-    /// finds none either, the incoming turns stay and the traversal reports their cycle.
+    /// renumbered input gets turns whenever the decomposition finds an exclusive order (with
+    /// those keys or, when they get stuck, with the structural keys it retries). When it finds
+    /// none either, the incoming turns stay and the traversal reports their cycle.
     pub(crate) fn build_with(module: &'m Module, with_turns: bool) -> Result<Self, OrderError> {
         let parts = Parts::of(module);
         if !with_turns || !module.target.l0_exclusive {
@@ -105,7 +106,7 @@ impl<'m> Graph<'m> {
             return Ok(graph);
         }
         let bare = Self::assemble(module, parts.clone(), L0Turns::none(module.buffers.len()));
-        let Some(witness) = exclusive_order(&bare, &bare.reference_keys()) else {
+        let Some(witness) = exclusive_order_retrying(&bare, &bare.reference_keys()) else {
             return Ok(graph);
         };
         let mut position = vec![0; witness.len()];
@@ -172,6 +173,12 @@ impl<'m> Graph<'m> {
 
     /// Whether the graph has no cycle (a Kahn count). O(V + E).
     fn acyclic(&self) -> bool {
+        self.topological().len() == self.len()
+    }
+
+    /// The ops in a topological order; shorter than [`Graph::len`] when there is a cycle (its
+    /// ops and everything after them are left out).
+    pub(crate) fn topological(&self) -> Vec<OpId> {
         let mut missing: Vec<usize> = (0..self.len())
             .map(|v| self.preds(OpId::new(v)).len())
             .collect();
@@ -179,9 +186,9 @@ impl<'m> Graph<'m> {
             .filter(|&v| missing[v] == 0)
             .map(OpId::new)
             .collect();
-        let mut seen = 0;
+        let mut order = Vec::with_capacity(self.len());
         while let Some(v) = ready.pop() {
-            seen += 1;
+            order.push(v);
             for &s in self.succs(v) {
                 missing[s.index()] -= 1;
                 if missing[s.index()] == 0 {
@@ -189,7 +196,7 @@ impl<'m> Graph<'m> {
                 }
             }
         }
-        seen == self.len()
+        order
     }
 
     /// The key of the gate's witness σ' per op: (incoming position, 0), and for a FREE

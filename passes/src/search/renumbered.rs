@@ -8,7 +8,10 @@
 //! the pipeline `order-search{…},dlr,cpe` builds it; the worst of the K + 1 over the best; and
 //! the best member of the reverse depth-first family (`super::family`, every feeder placement)
 //! through the same back end with DLR's default key. The worst of all the search's results must
-//! not be above that member (a `!` marks where it is). O(modules · objectives · (K + 1) · search).
+//! not be above that member (a `!` marks where it is). The last column names each run's winning
+//! candidate (a portfolio member or `chain-K`). A renumbered copy the search cannot order is a
+//! `fails` cell and the row's ratio counts the failures (the module as given must plan).
+//! O(modules · objectives · (K + 1) · search).
 
 use super::family::family;
 use super::options::BackEnd;
@@ -88,8 +91,8 @@ pub fn renumbered_table(
     k: usize,
 ) -> Result<String, (String, SearchError)> {
     let mut md = format!(
-        "| module | objective | family best | as given | {k} renumbered | worst / best | seconds (max) |\n\
-         |---|---|---:|---:|---|---:|---:|\n"
+        "| module | objective | family best | as given | {k} renumbered | worst / best | seconds (max) | winners |\n\
+         |---|---|---:|---:|---|---:|---:|---|\n"
     );
     for module in modules {
         let fail = |e| (module.name.clone(), e);
@@ -100,31 +103,47 @@ pub fn renumbered_table(
                 back_end: options.back_end.before_default_passes(),
                 ..options.clone()
             };
-            let mut values = Vec::with_capacity(k + 1);
+            // The module as given must plan; a copy that fails is a row's "fails".
+            let mut values: Vec<Option<u64>> = Vec::with_capacity(k + 1);
             let mut seconds: f64 = 0.0;
-            for m in std::iter::once(module).chain(&copies) {
-                let found = search(m, &options, &Silent).map_err(fail)?;
-                values.push(value(objective, &found.measure));
-                seconds = seconds.max(found.time.as_secs_f64());
+            let mut winners = Vec::with_capacity(k + 1);
+            for (i, m) in std::iter::once(module).chain(&copies).enumerate() {
+                match search(m, &options, &Silent) {
+                    Ok(found) => {
+                        values.push(Some(value(objective, &found.measure)));
+                        winners.push(found.winner);
+                        seconds = seconds.max(found.time.as_secs_f64());
+                    }
+                    Err(e) if i == 0 => return Err(fail(e)),
+                    Err(_) => {
+                        values.push(None);
+                        winners.push("—".into());
+                    }
+                }
             }
             let back_end = options.back_end.with_victim(options.back_end.dlr.victim);
             let family = family_best(module, objective, &back_end).map_err(fail)?;
-            let (best, worst) = (values.iter().min(), values.iter().max());
+            let planned: Vec<u64> = values.iter().flatten().copied().collect();
+            let (best, worst) = (planned.iter().min(), planned.iter().max());
+            let failed = values.len() - planned.len();
             let ratio = match (best, worst) {
+                _ if failed > 0 => format!("{failed} fail"),
                 (Some(&b), Some(&w)) if b > 0 => format!("{:.3}", w as f64 / b as f64),
                 _ => "1.000".into(),
             };
             let beaten = family.is_some_and(|f| worst.is_some_and(|&w| w > f));
-            let rest: Vec<String> = values[1..].iter().map(u64::to_string).collect();
+            let cell = |v: &Option<u64>| v.map_or_else(|| "fails".into(), |v| v.to_string());
+            let rest: Vec<String> = values[1..].iter().map(cell).collect();
             let _ = writeln!(
                 md,
-                "| {} | {} | {}{} | {} | {} | {ratio} | {seconds:.2} |",
+                "| {} | {} | {}{} | {} | {} | {ratio} | {seconds:.2} | {} |",
                 module.name,
                 objective.print_option(),
                 family.map_or_else(|| "—".into(), |f| f.to_string()),
                 if beaten { " !" } else { "" },
-                values[0],
+                cell(&values[0]),
                 rest.join(", "),
+                winners.join(", "),
             );
         }
     }

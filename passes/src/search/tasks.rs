@@ -39,7 +39,7 @@
 use crate::analysis::pressure;
 use crate::order::components::{strongly_connected, Partition};
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
-use crate::order::exclusive::exclusive_order;
+use crate::order::exclusive::exclusive_order_retrying;
 use crate::order::graph::Graph;
 use crate::order::OrderError;
 use lattice_lir::{BufferId, Module, OpId, OpKind};
@@ -312,7 +312,7 @@ fn reference_order(graph: &Graph<'_>) -> Result<Vec<OpId>, OrderError> {
     if !module.target.l0_exclusive || pressure(module, &tau).l0_max_live <= 1 {
         return Ok(tau);
     }
-    Ok(exclusive_order(graph, &keys).unwrap_or(tau))
+    Ok(exclusive_order_retrying(graph, &keys).unwrap_or(tau))
 }
 
 /// A topological order of the task DAG, ready tasks taken by smallest number (first τ position).
