@@ -144,7 +144,11 @@ fn the_search_does_not_depend_on_the_numbering() {
                 }
             }
         }
-        for (i, spans) in makespans.iter().enumerate().filter(|_| shape != Shape::Random) {
+        for (i, spans) in makespans
+            .iter()
+            .enumerate()
+            .filter(|_| shape != Shape::Random)
+        {
             if spans[2] > spans[0].min(spans[1]) {
                 failures.push(format!("{} copy {i}: makespans {spans:?}", m.name));
             }
