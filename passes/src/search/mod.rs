@@ -26,8 +26,8 @@
 //!   and results are combined in chain order, so threads only change the wall time.
 //! - **Time limit** (`time-limit=T`, the one source of run-to-run variation): the whole pass ends
 //!   within T seconds but for the step in progress: the portfolio stops being scored, the chains
-//!   stop early enough for the finalists to run, and finalists after MPAS's start only while
-//!   the time that MPAS's run took is still left.
+//!   stop early enough for the finalists to run, and each batch of finalists after MPAS's
+//!   starts only while the time of the longest batch so far (at first, MPAS's run) is left.
 //! - **Never worse than MPAS**: MPAS's order is always run through the back end, before any
 //!   other, and the finalist kept has the smallest final key, so the result's objective is at
 //!   most MPAS's under the same back end.
@@ -370,17 +370,23 @@ pub fn search_with(
     // MPAS's order under DLR's own key came first, so ties keep it; `None` is that run.
     let (mut best_key, mut winner, mut measure) = (key(objective, &mpas), None, mpas);
     let mut done = 0;
+    // A batch of `threads` runs at once can take longer than MPAS's run alone (on a loaded
+    // machine the threads share fewer cores), so the next batch starts only while the longest
+    // batch so far would still fit.
+    let mut per_batch = per_final;
     while done < jobs.len() {
-        if deadline.is_some_and(|d| Instant::now() + per_final > d) {
+        if deadline.is_some_and(|d| Instant::now() + per_batch > d) {
             break;
         }
         let batch = threads.min(jobs.len() - done);
+        let started = Instant::now();
         let results = parallel(threads, batch, |i| {
             let (f, victim) = jobs[done + i];
             let back_end = options.back_end.with_victim(victim);
             evaluator.with_back_end(&back_end).finish(finalists[f].1)
         });
         progress.advance(batch as u64 * final_cost);
+        per_batch = per_batch.max(started.elapsed());
         for (i, result) in results.into_iter().enumerate() {
             let candidate = result?;
             let k = key(objective, &candidate);

@@ -175,7 +175,7 @@ impl OptionType for BackEnd {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
     /// [`AUTO_WORK`] work units for the whole search, portfolio, chains and final stage: about
-    /// 5–6 s on this project's 2-core machine whatever the module (docs/search.md).
+    /// the same CPU time whatever the module up to 50K nodes (docs/search.md, "Cost").
     Auto,
     /// Exactly this many steps (the portfolio counts, and is cut when larger); the final stage
     /// comes on top.
