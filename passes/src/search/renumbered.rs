@@ -129,6 +129,8 @@ pub fn renumbered_table(
             let ratio = match (best, worst) {
                 _ if failed > 0 => format!("{failed} fail"),
                 (Some(&b), Some(&w)) if b > 0 => format!("{:.3}", w as f64 / b as f64),
+                // A best of 0 against a worse one: no finite ratio says how far apart they are.
+                (_, Some(&w)) if w > 0 => "∞".into(),
                 _ => "1.000".into(),
             };
             let beaten = family.is_some_and(|f| worst.is_some_and(|&w| w > f));
