@@ -22,16 +22,23 @@ fn search(args: &[&str]) -> std::process::Output {
         .expect("lattice-bench runs")
 }
 
-/// The rows of a Markdown table, cells trimmed.
-fn rows(table: &str) -> Vec<Vec<String>> {
-    table
+/// The table a successful run printed, and its rows with their cells trimmed.
+fn table(out: std::process::Output) -> (String, Vec<Vec<String>>) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).expect("utf-8");
+    let rows = table
         .lines()
         .skip(2)
         .map(|line| {
             let cells = line.trim_matches('|').split('|');
             cells.map(|cell| cell.trim().to_owned()).collect()
         })
-        .collect()
+        .collect();
+    (table, rows)
 }
 
 /// A 300-node generated matmul, traffic objective, 24 steps: a search of milliseconds.
@@ -50,14 +57,7 @@ const SMALL: [&str; 10] = [
 
 #[test]
 fn no_bounds_leaves_the_bound_columns_out_and_max_seconds_fails_after_the_table() {
-    let out = search(&SMALL);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let table = String::from_utf8(out.stdout).expect("utf-8");
-    let rows = rows(&table);
+    let (table, rows) = table(search(&SMALL));
     assert_eq!(rows.len(), 2, "{table}");
     assert_eq!(rows[1][0], "gen-matmul-n300-s1", "{table}");
     for row in &rows {
@@ -80,14 +80,7 @@ fn no_bounds_leaves_the_bound_columns_out_and_max_seconds_fails_after_the_table(
 
 #[test]
 fn time_limits_prints_each_limit_against_t_plus_one() {
-    let out = search(&[&SMALL[..], &["--time-limits", "2,5"]].concat());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let table = String::from_utf8(out.stdout).expect("utf-8");
-    let rows = rows(&table);
+    let (table, rows) = table(search(&[&SMALL[..], &["--time-limits", "2,5"]].concat()));
     let limits: Vec<(&str, &str, &str)> = rows
         .iter()
         .map(|r| (&r[2][..], &r[4][..], &r[5][..]))
@@ -103,14 +96,7 @@ fn time_limits_prints_each_limit_against_t_plus_one() {
 
 #[test]
 fn the_search_is_never_worse_than_the_paper_pipeline_on_its_objective() {
-    let out = bench(&["--options", "budget=24"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let table = String::from_utf8(out.stdout).expect("utf-8");
-    let rows = rows(&table);
+    let (table, rows) = table(bench(&["--options", "budget=24"]));
     let rows: Vec<Vec<&str>> = rows
         .iter()
         .map(|r| r.iter().map(String::as_str).collect())
