@@ -98,12 +98,10 @@ pub(crate) fn exclusive_order_retrying<K: Ord + Copy>(
         }
     }
     let tallest = height.iter().copied().max().unwrap_or(0);
-    let structural: [&dyn Fn(usize) -> usize; 3] =
-        [&|v| depth[v] + height[v], &|v| tallest - height[v], &|v| {
-            depth[v]
-        }];
-    structural.iter().find_map(|primary| {
-        let keys: Vec<(usize, K)> = (0..n).map(|v| (primary(v), key[v])).collect();
+    let through: Vec<usize> = (0..n).map(|v| depth[v] + height[v]).collect();
+    let to_sink: Vec<usize> = height.iter().map(|&h| tallest - h).collect();
+    [through, to_sink, depth].iter().find_map(|primary| {
+        let keys: Vec<(usize, K)> = (0..n).map(|v| (primary[v], key[v])).collect();
         exclusive_order(graph, &keys)
     })
 }

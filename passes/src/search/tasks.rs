@@ -20,8 +20,8 @@
 //! waits for. On a well-formed module (`crate::order::gate`) τ is the order the gate's proof
 //! calls σ', whose staging tiers are exclusive; a task's ops in τ order are its restriction, so
 //! they are exclusive too. When that order is not exclusive (a renumbered input), τ is the
-//! exclusive order the nested decomposition derives with the same keys
-//! (`crate::order::exclusive`), which is exclusive wherever it exists.
+//! exclusive order the nested decomposition derives with the same keys, or with structural keys
+//! when those get stuck (`crate::order::exclusive`).
 //!
 //! Each main task also has a *flipped* op order: τ with every maximal run of consecutive,
 //! pairwise independent ops reversed (in a matmul step, the MOVE of the B tile before the MOVE
