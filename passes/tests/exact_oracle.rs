@@ -454,3 +454,37 @@ fn bounds_and_optima_do_not_depend_on_ids_or_input_order() {
     }
     assert!(compared >= 300, "only {compared} comparisons");
 }
+
+#[test]
+fn bounds_stay_below_every_plan_of_the_shipped_cases() {
+    // Of the orders lattice makes (MPAS's and the reference orders), each planned by DLR and
+    // CPE: no plan beats the order-independent bounds.
+    let mut biting = 0;
+    for m in common::cases() {
+        let bounds = any_order_bounds(&m).expect("bounds");
+        let levels = bottom_levels(&m);
+        let mut orders = vec![common::scheduled(&m).schedule];
+        for policy in [Policy::Stable, Policy::MemoryFirst, Policy::CriticalFirst] {
+            orders.extend(order_by(&m, policy, &levels).ok());
+        }
+        for (i, order) in orders.iter().enumerate() {
+            for objective in OBJECTIVES {
+                // CPE on the largest cases is slow in a debug build: MPAS's order only.
+                if objective == Objective::Makespan && i > 0 {
+                    continue;
+                }
+                let Some(v) = value(&m, order, objective) else {
+                    continue;
+                };
+                let bound = lattice_passes::exact::bound_of(&bounds, objective);
+                assert!(
+                    bound <= v,
+                    "{} {objective:?}: bound {bound} above a plan's {v}",
+                    m.name
+                );
+            }
+        }
+        biting += usize::from(bounds.traffic > 0);
+    }
+    assert!(biting > 0, "the traffic bound is 0 on every shipped case");
+}

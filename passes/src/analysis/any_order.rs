@@ -1,10 +1,13 @@
 //! The order-independent lower bounds of a module together — peak, traffic, makespan — as
 //! `--metrics`, the bench tables and `order-exact` report them. Each is argued in its own file
-//! ([`super::peak_bound`], [`super::cover_bound`], [`super::makespan_bound`]); this one builds
-//! the [`Dag`] once and computes the three. Cost: the sum of theirs.
+//! ([`super::peak_bound`], [`super::cover_bound`], [`super::first_free`],
+//! [`super::makespan_bound`]); this one builds the [`Dag`] once and takes, for peak and traffic
+//! and the spill cycles the makespan bound adds, the larger of the must-live and the first-FREE
+//! bounds (each holds for every order and plan, so their maximum does). Cost: the sum of theirs.
 
 use super::cover_bound::{cover_bound, CoverError};
 use super::dag::{CycleError, Dag};
+use super::first_free::first_free;
 use super::makespan_bound::makespan_bound;
 use super::peak_bound::peak_lower_bound;
 use lattice_lir::Module;
@@ -34,9 +37,19 @@ pub enum BoundError {
 /// The three bounds of `module` (any phase).
 pub fn any_order_bounds(module: &Module) -> Result<AnyOrderBounds, BoundError> {
     let dag = Dag::of(module)?;
-    let cover = cover_bound(module, &dag)?;
+    let mut cover = cover_bound(module, &dag)?;
+    let first = first_free(module, &dag);
+    cover.traffic = cover.traffic.max(first.traffic);
+    for (pipe, cycles) in &mut cover.spill_cycles {
+        let forced = first.spill_cycles.iter().find(|(p, _)| p == pipe);
+        *cycles = (*cycles).max(forced.map_or(0, |f| f.1));
+    }
+    let staging = |t: usize| module.target.tiers[t].staging;
+    let per_tier = (0..first.live.len()).filter(|&t| !staging(t));
     Ok(AnyOrderBounds {
-        peak: peak_lower_bound(module, &dag).bytes,
+        peak: per_tier
+            .map(|t| first.live[t])
+            .fold(peak_lower_bound(module, &dag).bytes, u64::max),
         traffic: cover.traffic,
         makespan: makespan_bound(module, &dag, &cover).cycles,
     })

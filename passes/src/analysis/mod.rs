@@ -6,6 +6,8 @@ pub mod bottom_level;
 pub mod buffer_uses;
 pub mod cover_bound;
 pub mod dag;
+pub mod excess;
+pub mod first_free;
 pub mod makespan_bound;
 pub mod must_live;
 pub mod peak_bound;

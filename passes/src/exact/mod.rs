@@ -23,7 +23,6 @@
 pub mod options;
 pub mod pass;
 mod peak;
-mod prefix;
 #[cfg(feature = "generate")]
 pub mod report;
 pub mod space;

@@ -12,7 +12,7 @@
 //! least the plan's own bound (the critical path of the planned graph, the busiest pipe with
 //! its spill ops) — an order whose bound is not below the best makespan so far is passed over —
 //! and at most Freeze's (σ's own pipe order), so when Freeze meets that bound it is CPE's.
-//! Prefixes are pruned by [`super::prefix`]: once what every completion must spend on spills
+//! Prefixes are pruned by [`crate::analysis::excess`]: once what every completion must spend on spills
 //! (traffic; for makespan, a spill pipe's cycles on top of its ops') is no better than the best
 //! order so far, no completion can win. A
 //! step that would make two buffers of a staging tier live at once on an L0-exclusive target
@@ -25,9 +25,9 @@
 //! Cost: O(P · (d + k + L log L)) for P prefixes visited and L live buffers, plus one back-end
 //! run per complete order that the bounds leave.
 
-use super::prefix::{position_cost, Cost};
 use super::space::{Set, Space, Step};
 use super::ExactError;
+use crate::analysis::excess::{position_cost, Cost};
 use crate::dlr::plan;
 use crate::search::score::Evaluator;
 use crate::search::Objective;

@@ -1,8 +1,9 @@
-//! A lower bound on what every plan of every completion of a fixed prefix must spend on spills:
-//! the walk's pruning ([`super::walk`]).
+//! A lower bound on what the spills of a plan must cost, given buffers known to be live at one
+//! position of its order: `order-exact`'s pruning of a fixed prefix (`exact::walk`) and the
+//! first-FREE bound ([`super::first_free`]).
 //!
-//! At the position of an op v of the prefix, the buffers allocated and not yet freed are live
-//! in every completion (a buffer freed later is still live at v). Where their bytes exceed a
+//! At the position of an op v, take buffers known to be live there (allocated before v and
+//! freed after it; for a fixed prefix, those the prefix allocated and has not freed). Where their bytes exceed a
 //! tier's capacity, buffers of at least the excess that v does not name must be out of the tier
 //! at v, and each pays for a spill. Covering the excess fractionally, cheapest cost per byte
 //! first, bounds that one position's cost from below; the largest such bound over the prefix
@@ -11,7 +12,7 @@
 //!
 //! O(live buffers · log) per position.
 
-use crate::analysis::cover_bound::spill_cost;
+use super::cover_bound::spill_cost;
 use lattice_lir::{BufferId, Module, OpId, PipeId};
 
 /// What a spill costs.
