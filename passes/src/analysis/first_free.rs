@@ -100,11 +100,13 @@ pub fn first_free(module: &Module, dag: &Dag) -> FirstFree {
     let scores = Scores {
         pipes: pipes.clone(),
     };
-    let mut out = FirstFree {
+    // Nothing proved: the value of a tier without candidates, and of a search that gave up.
+    let nothing = FirstFree {
         live: vec![0; tiers],
         traffic: 0,
         spill_cycles: pipes.iter().map(|&p| (p, 0)).collect(),
     };
+    let mut out = nothing.clone();
     let mut budget = MAX_MARKS;
     for t in 0..tiers {
         let staging = m.target.tiers[t].staging;
@@ -140,11 +142,7 @@ pub fn first_free(module: &Module, dag: &Dag) -> FirstFree {
             let frontier: Vec<OpId> = dag.preds(free).to_vec();
             search.explore(frontier, budget);
             if search.gave_up {
-                return FirstFree {
-                    live: vec![0; tiers],
-                    traffic: 0,
-                    spill_cycles: pipes.iter().map(|&p| (p, 0)).collect(),
-                };
+                return nothing;
             }
         }
         budget -= search.marks;
