@@ -31,14 +31,16 @@
 //! SPILL_IN costs `spill_cost(size)` on the target's spill-in pipe, a SPILL_OUT as much on the
 //! spill-out pipe unless the buffer is backed (then 0).
 //!
-//! Complexity: three [`reach::sweep`](super::reach::sweep)s — anchors among all uses (O((V + E)
-//! · U / 64) for U uses), must-live pairs, anchor counts — plus building O(R · L) terms for R
+//! Complexity: one [`reach::sweep`](super::reach::sweep) for the live bytes of the buffers with
+//! an ALLOC and a FREE — when they exceed no tier, no row exists and the bound is 0 — else
+//! four: anchors among all uses (at most O((V + E) · U / 64) for U uses, less when buffers live
+//! briefly), must-live bytes and pairs, anchor counts; plus building O(R · L) terms for R
 //! distinct rows of at most L buffers, plus the simplex (polynomial in practice, exponential in
 //! the worst case).
 
 use super::dag::Dag;
 use super::must_live::for_each_live;
-use super::reach::sweep;
+use super::reach::{span_order, sweep};
 use lattice_lir::{BufferId, Module, OpId, OpKind, PipeId};
 use microlp::{ComparisonOp, OptimizationDirection, Problem, SolveOutcome};
 use std::collections::BTreeMap;
@@ -148,6 +150,14 @@ fn anchors(m: &Module, dag: &Dag, uses: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
         has(|k| matches!(k, OpKind::Alloc { .. })) && has(|k| matches!(k, OpKind::Free { .. }))
     };
     let listed: Vec<usize> = (0..uses.len()).filter(|&b| complete(b)).collect();
+    // Uses are listed in topological order: the first and the last span them.
+    let ends = listed
+        .iter()
+        .map(|&b| (uses[b][0], uses[b][uses[b].len() - 1]));
+    let listed: Vec<usize> = span_order(dag, ends)
+        .into_iter()
+        .map(|i| listed[i])
+        .collect();
     let mut marks = Vec::new();
     let mut groups = Vec::new();
     for &b in &listed {
@@ -181,24 +191,7 @@ fn rows(
     dag: &Dag,
     modelled: &impl Fn(BufferId) -> bool,
 ) -> Result<Program, CoverError> {
-    let uses = uses_of(m, dag, modelled);
-    let chains = anchors(m, dag, &uses);
-    let anchored = |b: BufferId| modelled(b) && !chains[b.index()].is_empty();
     let tiers = m.target.tiers.len();
-    // Live bytes per (op, tier).
-    let mut live = vec![0u64; m.ops.len() * tiers];
-    for_each_live(m, dag, anchored, false, |v, b| {
-        live[v.index() * tiers + m.buffer(b).tier.index()] += m.buffer(b).size;
-    });
-    let over = |v: OpId, t: usize| live[v.index() * tiers + t] > m.target.tiers[t].capacity;
-    // The (op, buffer) pairs of the rows, with the buffer's gap range filled in below.
-    let mut pairs: Vec<(OpId, BufferId)> = Vec::new();
-    for_each_live(m, dag, anchored, false, |v, b| {
-        let named = m.op(v).kind.buffers().contains(&b);
-        if over(v, m.buffer(b).tier.index()) && !named {
-            pairs.push((v, b));
-        }
-    });
     for &v in &dag.topo {
         let mut needed = vec![0u64; tiers];
         let mut seen: Vec<BufferId> = Vec::new();
@@ -220,6 +213,39 @@ fn rows(
             }
         }
     }
+    // Live bytes per (op, tier) of the buffers `keep` accepts.
+    let live_bytes = |keep: &dyn Fn(BufferId) -> bool| {
+        let mut live = vec![0u64; m.ops.len() * tiers];
+        for_each_live(m, dag, keep, false, |v, b| {
+            live[v.index() * tiers + m.buffer(b).tier.index()] += m.buffer(b).size;
+        });
+        live
+    };
+    let exceeds =
+        |live: &[u64], v: usize, t: usize| live[v * tiers + t] > m.target.tiers[t].capacity;
+    // Anchored buffers have an ALLOC and a FREE: when those never exceed a tier, no row exists
+    // and the anchors, dearer to find, are not needed.
+    let complete = |b: BufferId| {
+        modelled(b) && dag.alloc_of[b.index()].is_some() && dag.free_of[b.index()].is_some()
+    };
+    let upper = live_bytes(&complete);
+    if !(0..m.ops.len()).any(|v| (0..tiers).any(|t| exceeds(&upper, v, t))) {
+        return Ok(Program {
+            rows: BTreeMap::new(),
+        });
+    }
+    let uses = uses_of(m, dag, modelled);
+    let chains = anchors(m, dag, &uses);
+    let anchored = |b: BufferId| modelled(b) && !chains[b.index()].is_empty();
+    let live = live_bytes(&anchored);
+    // The (op, buffer) pairs of the rows, with the buffer's gap range filled in below.
+    let mut pairs: Vec<(OpId, BufferId)> = Vec::new();
+    for_each_live(m, dag, anchored, false, |v, b| {
+        let named = m.op(v).kind.buffers().contains(&b);
+        if exceeds(&live, v.index(), m.buffer(b).tier.index()) && !named {
+            pairs.push((v, b));
+        }
+    });
     let ranges = gap_ranges(dag, &chains, &mut pairs);
     // Group the pairs by (op, tier) into rows.
     let mut by_row: BTreeMap<(usize, usize), Vec<Term>> = BTreeMap::new();
@@ -241,11 +267,18 @@ fn rows(
 }
 
 /// For each (op, buffer) pair, the range `lo..hi` of the buffer's gaps a spill covering the op
-/// may lie in. Sorts `pairs` by buffer.
+/// may lie in. Sorts `pairs` by the buffer's place in the sweep.
 fn gap_ranges(dag: &Dag, chains: &[Vec<OpId>], pairs: &mut [(OpId, BufferId)]) -> Vec<(u32, u32)> {
-    pairs.sort_unstable_by_key(|&(v, b)| (b, v));
     let listed: Vec<usize> = (0..chains.len())
         .filter(|&b| !chains[b].is_empty())
+        .collect();
+    // A chain runs from the buffer's ALLOC to its FREE.
+    let ends = listed
+        .iter()
+        .map(|&b| (chains[b][0], chains[b][chains[b].len() - 1]));
+    let listed: Vec<usize> = span_order(dag, ends)
+        .into_iter()
+        .map(|i| listed[i])
         .collect();
     let mut group_of = vec![usize::MAX; chains.len()];
     let mut marks = Vec::new();
@@ -255,6 +288,7 @@ fn gap_ranges(dag: &Dag, chains: &[Vec<OpId>], pairs: &mut [(OpId, BufferId)]) -
         groups.push(marks.len()..marks.len() + chains[b].len());
         marks.extend_from_slice(&chains[b]);
     }
+    pairs.sort_unstable_by_key(|&(v, b)| (group_of[b.index()], v));
     let mut ranges = vec![(0, 0); pairs.len()];
     let mut next = 0;
     sweep(dag, &marks, &groups, |chunk| {

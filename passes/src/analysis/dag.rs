@@ -17,6 +17,8 @@ use lattice_lir::{DepKind, Module, OpId, OpKind};
 pub struct Dag {
     /// The original ops in a topological order.
     pub topo: Vec<OpId>,
+    /// Per op: its index in `topo` (unused for spill events).
+    pub pos: Vec<usize>,
     succ_start: Vec<usize>,
     succ: Vec<OpId>,
     pred_start: Vec<usize>,
@@ -78,7 +80,8 @@ impl Dag {
         let (succ_start, succ) = lists(n, edges.iter().copied());
         let (pred_start, pred) = lists(n, edges.iter().map(|&(u, v)| (v, u)));
         let mut dag = Dag {
-            topo: Vec::with_capacity(n),
+            topo: Vec::new(),
+            pos: vec![0; n],
             succ_start,
             succ,
             pred_start,
@@ -88,6 +91,9 @@ impl Dag {
             free_of,
         };
         dag.topo = dag.kahn(module)?;
+        for (i, v) in dag.topo.iter().enumerate() {
+            dag.pos[v.index()] = i;
+        }
         Ok(dag)
     }
 

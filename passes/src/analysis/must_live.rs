@@ -4,12 +4,16 @@
 //!
 //! [`for_each_live`] lists those (op, buffer) pairs, optionally leaving out v = FREE(b) (after
 //! its FREE runs, b is no longer live — what the logical peak counts). One [`sweep`] with each
-//! buffer's ALLOC and FREE as an aligned pair of marks (2i, 2i+1): a word of `anc(v)` ANDed with
-//! the word of `desc(v)` shifted down by one gives 32 buffers at once. O((V + E) · B / 32 + L)
-//! word operations for B buffers and L the pairs listed; O(V · CHUNK_WORDS) memory.
+//! buffer's ALLOC and FREE as an aligned pair of marks (2i, 2i+1), buffers in [`span_order`]:
+//! a word of `anc(v)` ANDed with the word of `desc(v)` shifted down by one gives 32 buffers at
+//! once, for the ops v of the chunk's span (every op where one of its buffers can be live).
+//! A buffer never freed gets the last op of the order as its second mark, so that its chunk's
+//! span reaches the end. The sweep's cost — O((V + E) · B / 32) word operations at worst for B
+//! buffers, far less when lifetimes are short — plus O(L) for the L pairs listed; memory as
+//! the sweep's.
 
 use super::dag::Dag;
-use super::reach::sweep;
+use super::reach::{span_order, sweep};
 use lattice_lir::{BufferId, Module, OpId, OpKind};
 
 /// Calls `visit(v, b)` for every op v of the DAG and buffer b (one that `keep` accepts) live at
@@ -22,15 +26,20 @@ pub fn for_each_live(
     mut visit: impl FnMut(OpId, BufferId),
 ) {
     let (alloc_of, free_of) = (&dag.alloc_of, &dag.free_of);
-    // Mark 2i is the i-th kept buffer's ALLOC, 2i+1 its FREE (its ALLOC again when it has none).
-    let mut marks = Vec::new();
-    let mut kept: Vec<(BufferId, bool)> = Vec::new();
-    for b in module.buffer_ids().filter(|&b| keep(b)) {
-        let Some(alloc) = alloc_of[b.index()] else {
-            continue;
-        };
-        let free = free_of[b.index()];
-        marks.extend([alloc, free.unwrap_or(alloc)]);
+    // Mark 2i is the i-th kept buffer's ALLOC, 2i+1 its FREE (the last op when it has none).
+    let Some(&last) = dag.topo.last() else {
+        return;
+    };
+    let listed: Vec<(BufferId, OpId, Option<OpId>)> = module
+        .buffer_ids()
+        .filter(|&b| keep(b))
+        .filter_map(|b| Some((b, alloc_of[b.index()]?, free_of[b.index()])))
+        .collect();
+    let order = span_order(dag, listed.iter().map(|&(_, a, f)| (a, f.unwrap_or(last))));
+    let mut marks = Vec::with_capacity(2 * listed.len());
+    let mut kept: Vec<(BufferId, bool)> = Vec::with_capacity(listed.len());
+    for (b, alloc, free) in order.into_iter().map(|i| listed[i]) {
+        marks.extend([alloc, free.unwrap_or(last)]);
         kept.push((b, free.is_some()));
     }
     let groups: Vec<_> = (0..kept.len()).map(|i| 2 * i..2 * i + 2).collect();
@@ -43,7 +52,7 @@ pub fn for_each_live(
             let bit = 2 * (i - first);
             open[bit / 64] |= 1 << (bit % 64);
         }
-        for &v in &dag.topo {
+        for &v in &dag.topo[chunk.span.clone()] {
             let (anc, desc) = (chunk.anc(v), chunk.desc(v));
             // Right after FREE(b) runs, b is no longer live.
             let freed_here = match module.op(v).kind {

@@ -1,49 +1,64 @@
-//! Reachability to and from many marked ops at once, by bitsets swept over the [`Dag`] in chunks.
+//! Reachability to and from many marked ops at once, by bitsets swept over the [`Dag`] in chunks,
+//! each over only the stretch of the topological order its marks span.
 //!
 //! A caller lists *marks* (ops, possibly repeated) in *groups* (consecutive mark ranges that
 //! must be seen together, e.g. one buffer's ALLOC, uses and FREE). Marks are cut into chunks of
-//! whole groups, at most [`CHUNK_WORDS`] 64-bit words wide (wider when one group needs it). Per
-//! chunk, one forward sweep of the topological order ORs each node's predecessors' rows into
-//! its own, giving `anc(v)`: the marks m with m ⪯ v; one backward sweep gives `desc(v)`: the
-//! marks m with v ⪯ m (both reflexive: a mark's own bit is set at its op). The caller then reads
-//! the rows of the chunk.
+//! whole groups, at most [`CHUNK_WORDS`] 64-bit words wide (wider when one group needs it). A
+//! chunk's *span* is the stretch of `dag.topo` from its earliest mark to its latest. Per chunk,
+//! one forward sweep of the span ORs each node's predecessors' rows into its own, giving
+//! `anc(v)`: the marks m with m ⪯ v; one backward sweep gives `desc(v)`: the marks m with
+//! v ⪯ m (both reflexive: a mark's own bit is set at its op). Both are exact for every v in the
+//! span: a path between a mark and v only visits ops placed between them in the topological
+//! order, hence inside the span. Callers read rows of ops in the span only, and list their
+//! groups in [`span_order`], so that a chunk's groups lie close together.
 //!
-//! Complexity: O((V + E) · M / 64) word operations for M marks, in O(V · CHUNK_WORDS) memory
-//! (two rows of at most CHUNK_WORDS words per op): for a 36K-node module with 100K marks, about
-//! 2·10⁸ word operations and 18 MB.
+//! Complexity: O(Σ over chunks of (span + its edges) · words) word operations — at most
+//! O((V + E) · M / 64) for M marks, when every span is the whole order, and far less when the
+//! groups are local (a buffer's ALLOC and FREE close in the order); O(S · CHUNK_WORDS) memory for
+//! the longest span S, allocated once per sweep.
 
 use super::dag::Dag;
 use lattice_lir::OpId;
 use std::ops::Range;
 
 /// Widest chunk in 64-bit words, unless one group needs more.
-pub const CHUNK_WORDS: usize = 32;
+pub const CHUNK_WORDS: usize = 16;
 
-/// The ancestor and descendant rows of one chunk of marks.
-pub struct Chunk {
+/// The ancestor and descendant rows of one chunk of marks, for the ops of its span.
+pub struct Chunk<'a> {
     /// The marks the chunk covers (absolute mark indices).
     pub marks: Range<usize>,
     /// The groups the chunk covers (absolute group indices).
     pub groups: Range<usize>,
+    /// The positions in `dag.topo` whose rows the chunk holds: from its first mark to its last.
+    pub span: Range<usize>,
     words: usize,
-    anc: Vec<u64>,
-    desc: Vec<u64>,
+    pos: &'a [usize],
+    anc: &'a [u64],
+    desc: &'a [u64],
 }
 
-impl Chunk {
+impl Chunk<'_> {
     /// Words per row.
     pub fn words(&self) -> usize {
         self.words
     }
 
-    /// Bits of the marks m ⪯ `op`, bit i standing for mark `marks.start + i`.
+    /// Bits of the marks m ⪯ `op` (an op of the span), bit i standing for mark `marks.start + i`.
     pub fn anc(&self, op: OpId) -> &[u64] {
-        &self.anc[op.index() * self.words..(op.index() + 1) * self.words]
+        self.row(self.anc, op)
     }
 
-    /// Bits of the marks m with `op` ⪯ m.
+    /// Bits of the marks m with `op` ⪯ m (an op of the span).
     pub fn desc(&self, op: OpId) -> &[u64] {
-        &self.desc[op.index() * self.words..(op.index() + 1) * self.words]
+        self.row(self.desc, op)
+    }
+
+    fn row<'r>(&self, rows: &'r [u64], op: OpId) -> &'r [u64] {
+        let at = self.pos[op.index()];
+        debug_assert!(self.span.contains(&at), "a row outside the chunk's span");
+        let i = at - self.span.start;
+        &rows[i * self.words..(i + 1) * self.words]
     }
 
     /// Whether absolute mark `mark` is set in `row`.
@@ -72,7 +87,24 @@ impl Chunk {
     }
 }
 
-/// Sweeps the DAG once per chunk of `marks`, cut at the boundaries of `groups` (consecutive,
+/// An order of items, each given by its earliest and latest op, that keeps the spans of chunks
+/// short: by length class (the log2 of the distance in the topological order), then by start.
+/// Items of one class that start close together share a chunk whose span is at most about
+/// twice their length plus the spread of their starts.
+pub fn span_order(dag: &Dag, spans: impl Iterator<Item = (OpId, OpId)>) -> Vec<usize> {
+    let mut keyed: Vec<(u32, usize, usize)> = spans
+        .enumerate()
+        .map(|(i, (first, last))| {
+            let (a, b) = (dag.pos[first.index()], dag.pos[last.index()]);
+            let (a, b) = (a.min(b), a.max(b));
+            ((b - a + 1).ilog2(), a, i)
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, _, i)| i).collect()
+}
+
+/// Sweeps the span of each chunk of `marks`, cut at the boundaries of `groups` (consecutive,
 /// covering `0..marks.len()`), and hands every chunk to `visit`.
 pub fn sweep(dag: &Dag, marks: &[OpId], groups: &[Range<usize>], visit: impl FnMut(&Chunk)) {
     sweep_in(dag, marks, groups, CHUNK_WORDS, visit);
@@ -88,7 +120,8 @@ fn sweep_in(
 ) {
     let widest = groups.iter().map(|g| g.len()).max().unwrap_or(0);
     let cap = (cap_words * 64).max(widest);
-    let slots = dag.slots();
+    let pos = &dag.pos;
+    let (mut anc, mut desc) = (Vec::new(), Vec::new());
     let mut g = 0;
     while g < groups.len() {
         let first = g;
@@ -98,37 +131,53 @@ fn sweep_in(
         }
         let end = groups[g - 1].end;
         let words = (end - start).div_ceil(64).max(1);
-        let mut chunk = Chunk {
+        let at = |i: usize| pos[marks[i].index()];
+        let lo = (start..end).map(at).min().unwrap_or(0);
+        let hi = (start..end).map(at).max().map_or(lo, |h| h + 1);
+        for rows in [&mut anc, &mut desc] {
+            rows.clear();
+            rows.resize((hi - lo) * words, 0);
+        }
+        for (i, op) in marks[start..end].iter().enumerate() {
+            let at = (pos[op.index()] - lo) * words + i / 64;
+            anc[at] |= 1 << (i % 64);
+            desc[at] |= 1 << (i % 64);
+        }
+        let topo = &dag.topo[lo..hi];
+        for (i, &v) in topo.iter().enumerate() {
+            // Predecessors before the span reach no mark of the chunk.
+            for &p in dag.preds(v).iter().filter(|p| pos[p.index()] >= lo) {
+                or_row(&mut anc, words, i, pos[p.index()] - lo);
+            }
+        }
+        for (i, &v) in topo.iter().enumerate().rev() {
+            for &s in dag.succs(v).iter().filter(|s| pos[s.index()] < hi) {
+                or_row(&mut desc, words, i, pos[s.index()] - lo);
+            }
+        }
+        visit(&Chunk {
             marks: start..end,
             groups: first..g,
+            span: lo..hi,
             words,
-            anc: vec![0; slots * words],
-            desc: vec![0; slots * words],
-        };
-        for (i, op) in marks[start..end].iter().enumerate() {
-            let at = op.index() * words + i / 64;
-            chunk.anc[at] |= 1 << (i % 64);
-            chunk.desc[at] |= 1 << (i % 64);
-        }
-        for &v in &dag.topo {
-            for &p in dag.preds(v) {
-                or_row(&mut chunk.anc, words, v.index(), p.index());
-            }
-        }
-        for &v in dag.topo.iter().rev() {
-            for &s in dag.succs(v) {
-                or_row(&mut chunk.desc, words, v.index(), s.index());
-            }
-        }
-        visit(&chunk);
+            pos,
+            anc: &anc,
+            desc: &desc,
+        });
     }
 }
 
-/// rows[to] |= rows[from].
+/// rows[to] |= rows[from] (`from` ≠ `to`).
 fn or_row(rows: &mut [u64], words: usize, to: usize, from: usize) {
-    for w in 0..words {
-        let bits = rows[from * words + w];
-        rows[to * words + w] |= bits;
+    let (dst, src) = if to < from {
+        let (a, b) = rows.split_at_mut(from * words);
+        (&mut a[to * words..(to + 1) * words], &b[..words])
+    } else {
+        let (a, b) = rows.split_at_mut(to * words);
+        (&mut b[..words], &a[from * words..(from + 1) * words])
+    };
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d |= s;
     }
 }
 
@@ -171,7 +220,7 @@ mod tests {
         let mut chunks = 0;
         sweep_in(&dag, &marks, &groups, 1, |chunk| {
             chunks += 1;
-            for v in m.op_ids() {
+            for &v in &dag.topo[chunk.span.clone()] {
                 for k in chunk.marks.clone() {
                     assert_eq!(chunk.has(chunk.anc(v), k), reach[k][v.index()]);
                     assert_eq!(
