@@ -99,6 +99,7 @@ fn lattice_opt_metrics(case: &str, pipeline: &str) -> Value {
         "traffic_gap_any_order_percent",
         "makespan_lower_bound_any_order",
         "makespan_gap_any_order_percent",
+        "bounds_capped",
     ] {
         fields.remove(gap);
     }

@@ -70,7 +70,7 @@ fn report_metrics(module: &Module, format: MetricsFormat) -> String {
     }
     // Likewise: no bounds for a module no order can plan (a cycle, operands over capacity).
     if let Ok(b) = analysis::any_order_bounds(module) {
-        metrics.set_any_order_bounds(b.peak, b.traffic, b.makespan, planned);
+        metrics.set_any_order_bounds((b.peak, b.traffic, b.makespan), b.capped, planned);
     }
     match format {
         MetricsFormat::Json => metrics.to_json_string(),

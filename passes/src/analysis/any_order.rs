@@ -21,6 +21,9 @@ pub struct AnyOrderBounds {
     pub traffic: u64,
     /// Makespan in cycles.
     pub makespan: u64,
+    /// The first-FREE search stopped at its work cap: peak, traffic and makespan may be weaker
+    /// than it would prove uncapped (still sound).
+    pub capped: bool,
 }
 
 /// Why the bounds do not exist: no order of the module can be planned.
@@ -52,5 +55,6 @@ pub fn any_order_bounds(module: &Module) -> Result<AnyOrderBounds, BoundError> {
             .fold(peak_lower_bound(module, &dag).bytes, u64::max),
         traffic: cover.traffic,
         makespan: makespan_bound(module, &dag, &cover).cycles,
+        capped: first.capped,
     })
 }

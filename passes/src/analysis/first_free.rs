@@ -27,9 +27,17 @@
 //! order, but its FREE needs all of its readers, and with one L0C accumulator at a time each of
 //! them drags in a whole output tile, hence every tile that output reads.
 //!
-//! Complexity: a branch marks each op at most once (O(V + E) with an undo trail); the branches
-//! multiply the staging buffers found per tier, so the whole search stops after [`MAX_MARKS`]
-//! marks and the bound is then 0 — sound, never an error.
+//! Order of the search, and its cap. Every choice for b only adds to R0(b), the ancestors of
+//! FREE(b), so the values of R0(b) are a floor under all of b's choices (and b is impossible
+//! when R0(b) already holds another FREE of t). The floors are computed first; candidates are
+//! then explored best floor first, and one whose floors cannot lower the least found so far is
+//! skipped. When the marks reach [`MAX_MARKS`], the search stops and every candidate it has not
+//! finished counts with its floor instead — a weaker bound, still sound; when even the floors
+//! do not fit, the tier proves nothing (0).
+//!
+//! Complexity: a branch marks each op at most once (O(V + E) with an undo trail); the floors
+//! cost one such closure per candidate and the branches multiply the staging buffers found per
+//! tier, all within [`MAX_MARKS`] marks over the module.
 
 use super::dag::Dag;
 use super::excess::{position_cost, Cost};
@@ -47,6 +55,8 @@ pub struct FirstFree {
     pub traffic: u64,
     /// Per spill pipe (as [`super::CoverBound::spill_cycles`]): cycles every plan puts there.
     pub spill_cycles: Vec<(PipeId, u64)>,
+    /// The search stopped at [`MAX_MARKS`]: some candidates counted with their floors only.
+    pub capped: bool,
 }
 
 /// The values one position is scored by: live bytes, traffic, then each spill pipe's cycles.
@@ -91,6 +101,11 @@ struct Search<'a> {
 
 /// The first-FREE bounds of `module` (any phase; spill events are ignored).
 pub fn first_free(module: &Module, dag: &Dag) -> FirstFree {
+    first_free_within(module, dag, MAX_MARKS)
+}
+
+/// [`first_free`] with a cap of `max_marks` op marks.
+fn first_free_within(module: &Module, dag: &Dag, max_marks: u64) -> FirstFree {
     let m = module;
     let tiers = m.target.tiers.len();
     let mut pipes = vec![m.target.spill_in_pipe];
@@ -100,14 +115,15 @@ pub fn first_free(module: &Module, dag: &Dag) -> FirstFree {
     let scores = Scores {
         pipes: pipes.clone(),
     };
-    // Nothing proved: the value of a tier without candidates, and of a search that gave up.
+    // Nothing proved yet: each tier adds what it proves.
     let nothing = FirstFree {
         live: vec![0; tiers],
         traffic: 0,
         spill_cycles: pipes.iter().map(|&p| (p, 0)).collect(),
+        capped: false,
     };
-    let mut out = nothing.clone();
-    let mut budget = MAX_MARKS;
+    let mut out = nothing;
+    let mut budget = max_marks;
     for t in 0..tiers {
         let staging = m.target.tiers[t].staging;
         if staging && m.target.l0_exclusive {
@@ -136,16 +152,41 @@ pub fn first_free(module: &Module, dag: &Dag) -> FirstFree {
             marks: 0,
             gave_up: false,
         };
+        // Each candidate's floor (the values of R0), possible ones only, most promising first.
+        let mut floors: Vec<(Vec<u64>, BufferId)> = Vec::with_capacity(candidates.len());
         for b in candidates {
             search.first = b;
-            let free = dag.free_of[b.index()].expect("a candidate has a FREE");
-            let frontier: Vec<OpId> = dag.preds(free).to_vec();
-            search.explore(frontier, budget);
+            if let Some(floor) = search.floor(budget) {
+                floors.push((floor, b));
+            }
             if search.gave_up {
-                return nothing;
+                break;
             }
         }
-        budget -= search.marks;
+        budget -= search.marks.min(budget);
+        out.capped |= search.gave_up;
+        if search.gave_up {
+            continue;
+        }
+        floors.sort();
+        for (floor, b) in floors {
+            let lowers = floor.iter().zip(&search.best).any(|(f, b)| f < b);
+            if lowers && !search.gave_up {
+                search.first = b;
+                let free = dag.free_of[b.index()].expect("a candidate has a FREE");
+                let frontier: Vec<OpId> = dag.preds(free).to_vec();
+                search.marks = 0;
+                search.explore(frontier, budget);
+                budget -= search.marks.min(budget);
+            }
+            // A candidate left unfinished counts with its floor.
+            if lowers && search.gave_up {
+                for (least, f) in search.best.iter_mut().zip(floor) {
+                    *least = (*least).min(f);
+                }
+            }
+        }
+        out.capped |= search.gave_up;
         // No branch survived: every candidate's FREE needs another's first — impossible in
         // a DAG, where some FREE of the tier comes first; nothing to add then.
         if search.best[0] == u64::MAX {
@@ -203,6 +244,20 @@ impl Search<'_> {
             frontier.extend_from_slice(self.dag.preds(v));
         }
         true
+    }
+
+    /// The scores of R0, the ancestors of the candidate's FREE; `None` when they hold another
+    /// FREE of the tier (the candidate is never first) or the marks ran out.
+    fn floor(&mut self, budget: u64) -> Option<Vec<u64>> {
+        let free = self.dag.free_of[self.first.index()].expect("a candidate has a FREE");
+        let closed = self.close(self.dag.preds(free).to_vec(), budget);
+        let scores = closed.then(|| self.scores.of(self.m, &self.live, free));
+        for v in self.trail.drain(..) {
+            self.marked[v.index()] = false;
+        }
+        self.live.clear();
+        self.staging.clear();
+        scores
     }
 
     /// Explores every choice of exceptions from `frontier` added to the current R, keeping the
@@ -290,8 +345,6 @@ mod tests {
 
     /// Two output tiles (L0C, one at a time) read L1 tiles through MOVEs into L0A: b0 by both
     /// outputs, b1 by the first, b2 by the second.
-    /// Two output tiles (L0C, one at a time) read L1 tiles through MOVEs into L0A: b0 by both
-    /// outputs, b1 by the first, b2 by the second.
     const TILES: &str = "module @m phase(parsed) {
        target { tiers L1 = 16, L0A = 8 l0, L0C = 8 l0 pipes P, Q spill_out Q, spill_in P, spill_cost = 10 + 1 * size l0_exclusive = true }
        buffer @b0 : L1[8] backed
@@ -350,5 +403,23 @@ mod tests {
             .expect("parses");
         let dag = Dag::of(&loose).expect("acyclic");
         assert_eq!(first_free(&loose, &dag).live[0], 8);
+    }
+
+    #[test]
+    fn past_the_cap_unfinished_candidates_count_with_their_floors() {
+        let m = parse_module(TILES).expect("parses");
+        let dag = Dag::of(&m).expect("acyclic");
+        let full = first_free(&m, &dag);
+        assert!(!full.capped);
+        let capped: Vec<FirstFree> = (0..40).map(|n| first_free_within(&m, &dag, n)).collect();
+        // Never above the uncapped bound; nothing proved when not even the floors fit.
+        assert!(capped.iter().all(|c| c.live[0] <= full.live[0]));
+        assert_eq!((capped[0].live[0], capped[0].capped), (0, true));
+        // Some caps fit the floors but not the search: b1's floor (its ancestors hold only b1,
+        // 8 bytes) stands in for the unfinished candidates.
+        assert!(
+            capped.iter().any(|c| c.capped && c.live[0] == 8),
+            "{capped:?}"
+        );
     }
 }

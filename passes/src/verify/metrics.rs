@@ -82,6 +82,10 @@ pub struct Metrics {
     /// How far the makespan is above it, in percent of the bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub makespan_gap_any_order_percent: Option<f64>,
+    /// The order-independent bounds stopped at their work cap (`analysis::first_free`'s mark
+    /// limit): still sound, but weaker than the uncapped search would prove. Shown when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bounds_capped: bool,
     /// Pairs of residencies sharing bytes that the timing holds at the same time.
     pub ownership_conflicts: u64,
     /// No violation at all.
@@ -99,7 +103,14 @@ impl Metrics {
 
     /// Fills the order-independent bound fields: the peak's always, traffic's and makespan's
     /// when `planned` (before planning the module has no traffic and no final timing).
-    pub fn set_any_order_bounds(&mut self, peak: u64, traffic: u64, makespan: u64, planned: bool) {
+    /// `capped`: the bounds stopped at their work cap.
+    pub fn set_any_order_bounds(
+        &mut self,
+        (peak, traffic, makespan): (u64, u64, u64),
+        capped: bool,
+        planned: bool,
+    ) {
+        self.bounds_capped = capped;
         self.peak_lower_bound = Some(peak);
         self.peak_gap_percent = gap_percent(self.logical_peak, peak);
         if planned {
@@ -170,6 +181,9 @@ impl Metrics {
                     shown(self.makespan_gap_any_order_percent),
                 );
                 line += &format!(", traffic {t} (gap {tg}), makespan {m} (gap {mg})");
+            }
+            if self.bounds_capped {
+                line += " (capped: weaker than proved without the work cap)";
             }
             let _ = writeln!(s, "{line}");
         }

@@ -248,6 +248,7 @@ fn shape(m: &Module) -> Metrics {
         traffic_gap_any_order_percent: None,
         makespan_lower_bound_any_order: None,
         makespan_gap_any_order_percent: None,
+        bounds_capped: false,
         ownership_conflicts: 0,
         valid: true,
         violations: BTreeMap::new(),
