@@ -38,9 +38,12 @@ def Lattice_Dialect : Dialect {
     /// The dependency kinds' names as attributes, by `DepKind` (made once: every dependency
     /// parsed names one).
     ::llvm::ArrayRef<::mlir::StringAttr> depKindAttrs() const { return kindAttrs; }
+    /// `ui32` or `ui64` (made once: the parser gives every id, size and cycle count one).
+    ::mlir::IntegerType uintType(unsigned width) const { return width == 32 ? u32 : u64; }
 
   private:
     ::llvm::SmallVector<::mlir::StringAttr, 3> kindAttrs;
+    ::mlir::IntegerType u32, u64;
   }];
 }
 
