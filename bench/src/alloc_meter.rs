@@ -2,30 +2,45 @@
 //! allocated and their high-water mark, so `lattice-bench scale` can report the peak heap of
 //! each pipeline stage.
 //!
-//! Install it in a binary with `#[global_allocator] static METER: Meter = Meter;`, call
-//! [`reset_peak`] before a stage and read [`peak`] after it. Without that line the counters stay
-//! at 0. Invariants: `current` is the sum of the sizes of the live allocations made through the
-//! meter; `peak` ≥ `current` and never decreases except by [`reset_peak`]. Counts are process
-//! wide (every thread), with relaxed atomics: a peak read while other threads allocate is a
-//! snapshot. O(1) per allocation.
+//! Install it in a binary with `#[global_allocator] static METER: Meter = Meter;`, call [`start`]
+//! once before the work to measure, [`reset_peak`] before a stage and read [`peak`] after it.
+//! Until [`start`] (and without that line) the counters stay at 0 and an allocation costs one
+//! relaxed load more than `System`'s: the counting's atomic updates, shared by every thread,
+//! cost 5–20% of a search's time, so only the command that reports heap peaks pays for them.
+//! Invariants: once started, `current` is the sum of the sizes of the live allocations made
+//! since [`start`], less what was freed since then of those made before it (a few bytes of
+//! argument parsing; read as at least 0); `peak` ≥ `current` and never decreases except by
+//! [`reset_peak`]. Counts are process wide (every thread), with relaxed atomics: a peak read
+//! while other threads allocate is a snapshot. O(1) per allocation.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering::Relaxed};
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static CURRENT: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
 
 /// The counting allocator (a unit struct: the counters are global, like the heap).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Meter;
 
 fn grow(bytes: usize) {
-    let now = CURRENT.fetch_add(bytes, Relaxed) + bytes;
-    PEAK.fetch_max(now, Relaxed);
+    if COUNTING.load(Relaxed) {
+        let bytes = bytes as isize;
+        let now = CURRENT.fetch_add(bytes, Relaxed) + bytes;
+        PEAK.fetch_max(now, Relaxed);
+    }
 }
 
 fn shrink(bytes: usize) {
-    CURRENT.fetch_sub(bytes, Relaxed);
+    if COUNTING.load(Relaxed) {
+        CURRENT.fetch_sub(bytes as isize, Relaxed);
+    }
+}
+
+/// Starts counting (from 0).
+pub fn start() {
+    COUNTING.store(true, Relaxed);
 }
 
 // SAFETY: every call is forwarded unchanged to `System`, which upholds `GlobalAlloc`'s
@@ -69,12 +84,12 @@ unsafe impl GlobalAlloc for Meter {
 
 /// Bytes allocated through the meter and not yet freed.
 pub fn current() -> usize {
-    CURRENT.load(Relaxed)
+    CURRENT.load(Relaxed).max(0) as usize
 }
 
 /// The most bytes allocated at once since the last [`reset_peak`] (or the start).
 pub fn peak() -> usize {
-    PEAK.load(Relaxed)
+    PEAK.load(Relaxed).max(0) as usize
 }
 
 /// Starts a new measurement: the peak becomes the current allocation.

@@ -46,7 +46,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use lattice::io::read_text;
 use lattice::{parse_pipeline, OptionType, PassOptions};
-use lattice_bench::alloc_meter::Meter;
+use lattice_bench::alloc_meter::{self, Meter};
 use lattice_bench::paper::{reproduce, write, PaperError, PaperOptions};
 use lattice_bench::scale::{self, ScaleSpec, DEFAULT_NODES};
 use lattice_lir::contest::{import_graph, ImportOptions};
@@ -539,6 +539,8 @@ fn run_scale(out: &Path, spec: ScaleSpec) -> Result<String, String> {
         ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} stages, {elapsed}")
             .map_err(|e| fail(&e))?,
     );
+    // Only this command reads heap peaks: the meter counts from here on.
+    alloc_meter::start();
     let report = scale::run(&spec, &bar).map_err(|e| fail(&e))?;
     scale::write_outputs(out, &report).map_err(|e| fail(&e))?;
     Ok(scale::markdown(&report))

@@ -1,9 +1,9 @@
-//! The counting allocator, installed as this test binary's global allocator: it sees a large
-//! allocation in `current` and `peak`, gives the bytes back on free, and `reset_peak` starts a
-//! new high-water mark at the current level. One test in the binary, so no other thread
-//! allocates while it measures.
+//! The counting allocator, installed as this test binary's global allocator: it counts nothing
+//! before `start`; then it sees a large allocation in `current` and `peak`, gives the bytes back
+//! on free, and `reset_peak` starts a new high-water mark at the current level. One test in the
+//! binary, so no other thread allocates while it measures.
 
-use lattice_bench::alloc_meter::{current, peak, reset_peak, Meter};
+use lattice_bench::alloc_meter::{current, peak, reset_peak, start, Meter};
 
 #[global_allocator]
 static METER: Meter = Meter;
@@ -12,6 +12,14 @@ const MIB: usize = 1 << 20;
 
 #[test]
 fn the_meter_follows_allocations_and_peaks() {
+    let unseen = vec![1u8; 4 * MIB];
+    assert_eq!(
+        (current(), peak()),
+        (0, 0),
+        "nothing is counted before `start`"
+    );
+    drop(unseen);
+    start();
     reset_peak();
     let before = current();
     assert_eq!(peak(), before);

@@ -114,7 +114,8 @@ pub(crate) fn tighten(module: &Module, schedule: &[OpId]) -> Lifetimes {
         }
     }
     let mut slots: Vec<usize> = (0..schedule.len()).collect();
-    slots.sort_by_key(|&p| keys[p]);
+    // The keys are distinct (the last field is the old position), so an unstable sort is stable.
+    slots.sort_unstable_by_key(|&p| keys[p]);
     let order: Vec<OpId> = slots.iter().map(|&p| schedule[p]).collect();
 
     let mut anchor = vec![None; n];

@@ -244,6 +244,12 @@ fn scan_and_prefetch(
 
 /// Plans a `scheduled`, structurally verified `module`.
 pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
+    plan_in(module, &module.schedule, options)
+}
+
+/// [`plan`] of `module` with its ops in `order` (a legal order listing every op once) instead of
+/// its σ: how a search plans its candidates, without a copy of the module for each.
+pub fn plan_in(module: &Module, order: &[OpId], options: &DlrOptions) -> Result<Plan, DlrError> {
     if module.phase != Phase::Scheduled {
         let hint = match module.phase {
             Phase::Parsed => "; run an order pass such as mpas first",
@@ -255,7 +261,7 @@ pub fn plan(module: &Module, options: &DlrOptions) -> Result<Plan, DlrError> {
         };
         return Err(DlrError { op: None, kind });
     }
-    let life = lifetimes::tighten(module, &module.schedule);
+    let life = lifetimes::tighten(module, order);
     let scan = scan_and_prefetch(module, &life, options)?;
     let spills: Vec<(BufferId, u64)> = scan
         .spills

@@ -11,23 +11,28 @@
 //! table), `renumbered` (its `--renumber K` table) and [`time_limits`] (its `--time-limits`
 //! table) are the user-facing side.
 //!
-//! The search: score the portfolio; run MPAS's order through the real back end; run [`CHAINS`]
-//! chains of local search, each from one of the best members, on its own seed and share of the
-//! budget; then run the best distinct orders through the real back end, in order of promise, and
-//! keep the best by the final key. Invariants:
+//! The search: run MPAS's order through the real back end; group the tasks, build and score the
+//! portfolio; run [`CHAINS`] chains of local search, each from one of the best members, on its
+//! own seed and share of the budget; then run the best distinct orders through the real back
+//! end, in order of promise, and keep the best by the final key. Invariants:
 //! - **Budget** ([`Budget`]): `auto` and `work:N` are work units ([`score`]) for the whole pass:
 //!   the final stage is paid first (MPAS's run and as many other runs — a finalist under one of
-//!   the victim keys the back end tries — as fit in half the budget), the portfolio is scored
-//!   in order until the rest is spent (MPAS always), and each chain stops once its fixed share
-//!   is spent. `N` is exactly `N` steps (the portfolio's members count; a portfolio larger than
-//!   the budget is cut, MPAS kept), with every final-stage run on top.
+//!   the victim keys the back end tries — as fit in half the budget), then grouping the tasks
+//!   and building the portfolio, the portfolio is scored in order until the rest is spent (MPAS
+//!   always), and each chain stops once its fixed share is spent. `N` is exactly `N` steps (the
+//!   portfolio's members count; a portfolio larger than the budget is cut, MPAS kept), with
+//!   the build and every final-stage run on top.
 //! - **Determinism**: chains are independent and fixed in number, each with its own seed and
 //!   share, work is a count of the algorithm's own steps, the portfolio is cut in member order,
 //!   and results are combined in chain order, so threads only change the wall time.
 //! - **Time limit** (`time-limit=T`, the one source of run-to-run variation): the whole pass ends
-//!   within T seconds but for the step in progress: the portfolio stops being scored, the chains
-//!   stop early enough for the finalists to run, and each batch of finalists after MPAS's
-//!   starts only while the time of the longest batch so far (at first, MPAS's run) is left.
+//!   within T seconds but for the step in progress. MPAS's order runs through the back end
+//!   before anything else; then every stage before the final one stops at the point that leaves
+//!   the other finalists' time (MPAS's run's per batch, at most half the limit): nothing is done
+//!   past it, no portfolio member is built past it, a batch of members starts only while the
+//!   longest batch so far (at first, MPAS's run, which a search-stage score never exceeds) fits
+//!   before it, the chains stop at it; and each batch of finalists starts only while the time
+//!   of the longest batch so far (at first, MPAS's run) is left.
 //! - **Never worse than MPAS**: MPAS's order is always run through the back end, before any
 //!   other, and the finalist kept has the smallest final key, so the result's objective is at
 //!   most MPAS's under the same back end.
@@ -60,9 +65,9 @@ pub use progress::{Progress, Silent};
 pub use score::Measure;
 
 use crate::analysis::{bottom_levels, BottomLevels};
-use crate::dlr::{plan, DlrError, Victim};
+use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
-use crate::order::OrderError;
+use crate::order::{mpas_order, MpasOptions, OrderError};
 use lattice_lir::{Module, OpId, Phase};
 use local::{chain, Space};
 use options::AUTO_WORK;
@@ -226,18 +231,18 @@ pub fn search_with(
         }
         Allowance::Steps(_) => (most_others as usize, budget),
     };
-    let tasks = Tasks::of(module)?;
-    let mut members = portfolio(module, levels, &tasks)?;
-    if let Allowance::Steps(steps) = budget {
-        members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
-    }
-    // MPAS through the back end first: under a time limit it is the plan always returned, and
-    // its time tells how long each other finalist will take, so the stages before the final
-    // one stop early enough for them (`rounds` batches of `threads`).
-    let mpas_order = match &members[0].1 {
-        Start::Ops(order) => order.clone(),
-        Start::Tasks(t) => realize(&tasks, t),
+    // A work budget pays for grouping the tasks and building the portfolio too.
+    let build_work = evaluator.build_work();
+    let budget = match budget {
+        Allowance::Work(units) => Allowance::Work(units.saturating_sub(build_work)),
+        steps => steps,
     };
+    // MPAS's order through the back end first: under a time limit it is the plan always
+    // returned, and its time tells how long each other finalist will take, so the stages
+    // before the final one stop early enough for them (`rounds` batches of `threads`), or at
+    // half the limit when they would not all fit in it (the final stage then runs as many as
+    // the time left allows).
+    let mpas_order = mpas_order(module, levels, &MpasOptions::default())?;
     let finishing = Instant::now();
     let mpas = evaluator.finish(&mpas_order).map_err(|e| match e {
         FinishError::Plan(e) => SearchError::Plan(e),
@@ -246,19 +251,49 @@ pub fn search_with(
     let per_final = finishing.elapsed();
     progress.advance(final_cost);
     let rounds = other_jobs.div_ceil(threads) as u32;
-    let stop = deadline.map(|d| d.checked_sub(per_final * rounds).unwrap_or(clock));
+    let reserve = (per_final * rounds).min(Duration::from_secs(options.time_limit) / 2);
+    let stop = deadline.map(|d| d - reserve);
     let out_of_time = || stop.is_some_and(|d| Instant::now() >= d);
+    if out_of_time() {
+        return Ok(Searched {
+            order: mpas_order,
+            measure: mpas,
+            mpas,
+            victim: victims[0],
+            winner: "mpas".into(),
+            members: 0,
+            evaluations: 0,
+            work: evaluator.finish_work(),
+            improvements: 0,
+            portfolio_best: u64::MAX,
+            search_best: u64::MAX,
+            time: clock.elapsed(),
+        });
+    }
 
-    // The portfolio, in batches of `threads` members in order, until the budget or the time
-    // is spent (MPAS, the first, is always scored).
+    // Grouping and the portfolio's build, each member only while there is time.
+    let tasks = Tasks::of(module)?;
+    let mut members = portfolio(module, levels, &tasks, mpas_order.clone(), &|| {
+        !out_of_time()
+    })?;
+    progress.advance(budget.cost(0, build_work));
+    if let Allowance::Steps(steps) = budget {
+        members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
+    }
+
+    // The portfolio, in batches of `threads` members in order, until the budget is spent (MPAS,
+    // the first, always) or, under a time limit, while the longest batch so far (at first,
+    // MPAS's run through the back end, which a search-stage score never exceeds) still fits.
     let mut orders: Vec<Vec<OpId>> = Vec::with_capacity(members.len());
     let mut scores: Vec<Option<Measure>> = Vec::with_capacity(members.len());
     let mut spent = Spent::default();
+    let mut longest: Option<Duration> = None;
     while orders.len() < members.len() && (orders.is_empty() || budget.allows(spent)) {
-        if !orders.is_empty() && out_of_time() {
+        if stop.is_some_and(|d| Instant::now() + longest.unwrap_or(per_final) > d) {
             break;
         }
         let first = orders.len();
+        let started = Instant::now();
         let batch = parallel(threads, threads.min(members.len() - first), |i| {
             let (order, realized) = match &members[first + i].1 {
                 Start::Ops(order) => (order.clone(), 0),
@@ -267,6 +302,7 @@ pub fn search_with(
             let (measure, units) = evaluator.measure(&order, None);
             (order, measure, units + realized)
         });
+        longest = longest.max(Some(started.elapsed()));
         // Members past the budget are dropped, so the cut does not depend on the batch size.
         for (order, measure, units) in batch {
             if !orders.is_empty() && !budget.allows(spent) {
@@ -280,14 +316,6 @@ pub fn search_with(
         }
     }
     members.truncate(orders.len());
-    if scores[0].is_none() {
-        // MPAS's order did not score: DLR's error says why (a request no eviction can serve).
-        let mpas = Module {
-            schedule: orders[0].clone(),
-            ..work.clone()
-        };
-        plan(&mpas, &options.back_end.dlr)?;
-    }
     let objective = options.objective;
     let mut ranked: Vec<(Key, usize)> = scores
         .iter()
@@ -303,7 +331,7 @@ pub fn search_with(
         Allowance::Steps(_) => Allowance::Steps(spent.steps),
         Allowance::Work(_) => Allowance::Work(spent.work),
     });
-    let chains = if ranked.is_empty() || left.is_empty() {
+    let chains = if ranked.is_empty() || left.is_empty() || out_of_time() {
         0
     } else {
         match left {
@@ -318,30 +346,35 @@ pub fn search_with(
             Start::Ops(_) => None,
         })
         .collect();
-    let graph = Graph::build_with(module, false)?;
-    let space = Space {
-        evaluator: &evaluator,
-        tasks: &tasks,
-        graph: &graph,
-        deadline: stop,
-        progress,
-        currency: budget,
-    };
-    let found = parallel(threads, chains, |c| {
-        let tasks_from =
-            (!task_starts.is_empty()).then(|| task_starts[c % task_starts.len()].clone());
-        let (k, i) = ranked[c % ranked.len()];
-        let start = local::Found {
-            key: k,
-            measure: scores[i].unwrap_or_default(),
-            order: orders[i].clone(),
-            evaluations: 0,
-            work: 0,
-            improvements: 0,
+    // The chains' precedence graph only when some chain runs (a time limit may leave none).
+    let found = if chains == 0 {
+        Vec::new()
+    } else {
+        let graph = Graph::build_with(module, false)?;
+        let space = Space {
+            evaluator: &evaluator,
+            tasks: &tasks,
+            graph: &graph,
+            deadline: stop,
+            progress,
+            currency: budget,
         };
-        let seed = options.seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        chain(&space, tasks_from, start, seed, left.share(c, chains))
-    });
+        parallel(threads, chains, |c| {
+            let tasks_from =
+                (!task_starts.is_empty()).then(|| task_starts[c % task_starts.len()].clone());
+            let (k, i) = ranked[c % ranked.len()];
+            let start = local::Found {
+                key: k,
+                measure: scores[i].unwrap_or_default(),
+                order: orders[i].clone(),
+                evaluations: 0,
+                work: 0,
+                improvements: 0,
+            };
+            let seed = options.seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            chain(&space, tasks_from, start, seed, left.share(c, chains))
+        })
+    };
 
     // Finalists: after MPAS's run under DLR's own key, the best distinct orders of the portfolio
     // and the chains under each victim key the back end tries, in order of promise; under a
@@ -361,7 +394,7 @@ pub fn search_with(
     );
     pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
-    let finalists = finalists(objective, &members[0].0, &orders[0], &pool);
+    let finalists = finalists(objective, "mpas", &mpas_order, &pool);
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
         .flat_map(|f| victims.iter().map(move |&v| (f, v)))
         .skip(1)
@@ -406,7 +439,7 @@ pub fn search_with(
         winner: finalists[f].0.clone(),
         members: orders.len() as u64,
         evaluations: spent.steps + found.iter().map(|f| f.evaluations).sum::<u64>(),
-        work: spent.work + found.iter().map(|f| f.work).sum::<u64>() + final_work,
+        work: build_work + spent.work + found.iter().map(|f| f.work).sum::<u64>() + final_work,
         improvements: found.iter().map(|f| f.improvements).sum(),
         portfolio_best,
         search_best,

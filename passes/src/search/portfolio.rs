@@ -10,8 +10,10 @@
 //!   (`super::grid`); each with loaders inlined into their tasks and with feeders 0, 1 and 2
 //!   tasks ahead.
 //!
-//! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out,
-//! except MPAS, whose failure is the search's. O(P · realize) to build P members.
+//! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out.
+//! MPAS's order is the caller's (the search runs it through the back end before building the
+//! rest). The build asks `go_on` before each op order and before the task orders, and stops
+//! with the members so far when told to (a time limit). O(P · realize) to build P members.
 
 use super::family::family;
 use super::grid::{curves, detect};
@@ -20,7 +22,7 @@ use super::tasks::Tasks;
 use crate::analysis::BottomLevels;
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
 use crate::order::graph::{Graph, Role};
-use crate::order::{mpas_order, order_by, MpasOptions, OrderError, Policy};
+use crate::order::{order_by, OrderError, Policy};
 use lattice::OptionType;
 use lattice_lir::{Module, OpId};
 
@@ -36,34 +38,43 @@ pub(crate) enum Start {
 /// The feeder placements every task order is tried with: (lead, inline).
 pub(crate) const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
 
-/// Every member, named, MPAS first.
+/// Every member, named, MPAS (`mpas`, its order) first; the members built while `go_on` said
+/// yes.
 pub(crate) fn portfolio(
     module: &Module,
     levels: &BottomLevels,
     tasks: &Tasks,
+    mpas: Vec<OpId>,
+    go_on: &dyn Fn() -> bool,
 ) -> Result<Vec<(String, Start)>, OrderError> {
-    let mut members = vec![(
-        "mpas".to_string(),
-        Start::Ops(mpas_order(module, levels, &MpasOptions::default())?),
-    )];
+    let mut members = vec![("mpas".to_string(), Start::Ops(mpas))];
     for policy in [
         Policy::Input,
         Policy::Stable,
         Policy::MemoryFirst,
         Policy::CriticalFirst,
     ] {
+        if !go_on() {
+            return Ok(members);
+        }
         if let Ok(order) = order_by(module, policy, levels) {
             members.push((policy.print_option(), Start::Ops(order)));
         }
+    }
+    if !go_on() {
+        return Ok(members);
     }
     let graph = Graph::build(module)?;
     if let Ok(order) = greedy(&graph) {
         members.push(("greedy".into(), Start::Ops(order)));
     }
+    if !go_on() {
+        return Ok(members);
+    }
     if let Ok(order) = sink_dfs(&graph) {
         members.push(("sink-dfs".into(), Start::Ops(order)));
     }
-    if tasks.main.is_empty() {
+    if tasks.main.is_empty() || !go_on() {
         return Ok(members);
     }
     let mut sequences: Vec<(String, Vec<usize>)> =

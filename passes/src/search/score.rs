@@ -19,7 +19,8 @@
 //! DLR's own count (ops scanned plus residents and holes visited while evicting, `DlrStats::work`)
 //! and, for makespan, the planned module's V + E to build it and [`TIMING_WEIGHT`] × its V + E to
 //! time it; realizing a task order costs V ([`realize_work`]), a final-stage run
-//! [`FINISH_WEIGHT`] × (V + E) ([`Evaluator::finish_work`]). The weights make a unit cost about
+//! [`FINISH_WEIGHT`] × (V + E) ([`Evaluator::finish_work`]), grouping the tasks and building the
+//! portfolio [`BUILD_WEIGHT`] × (V + E) ([`Evaluator::build_work`]). The weights make a unit cost about
 //! the same time in each part (measured on Matmul_Case1 and a 36K-node resnet, docs/search.md),
 //! and every count is a pure function of the module and the order, so a budget in work is as
 //! deterministic as one in steps. [`Allowance`] is what a stage may still spend.
@@ -29,7 +30,7 @@
 use super::options::{BackEnd, Objective};
 use crate::analysis::pressure;
 use crate::cpe::{refine, CpeError};
-use crate::dlr::{plan, scan_tightened, DlrError, Tightened};
+use crate::dlr::{plan_in, scan_tightened, DlrError, Tightened};
 use crate::timing::{evaluate, FixedGraph, PipeOrder};
 use crate::verify::metrics;
 use lattice_lir::{Module, OpId};
@@ -53,6 +54,9 @@ pub struct Measure {
 pub const TIMING_WEIGHT: u64 = 2;
 /// Work units of one final-stage run (plan, CPE, verifier), per op and dependency.
 pub const FINISH_WEIGHT: u64 = 40;
+/// Work units of grouping the tasks and building the portfolio, per op and dependency (about
+/// three quarters of a final-stage run's time from 2K to 1M nodes, docs/search.md).
+pub const BUILD_WEIGHT: u64 = 30;
 
 /// What a stage of the search may spend: a number of steps, or of work units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -250,6 +254,12 @@ impl<'m> Evaluator<'m> {
         FINISH_WEIGHT * self.size
     }
 
+    /// The work units of grouping the tasks and building the portfolio, counted in full
+    /// whatever part of the portfolio a time limit lets the search build.
+    pub(crate) fn build_work(&self) -> u64 {
+        BUILD_WEIGHT * self.size
+    }
+
     /// The search-stage measure of `order`, `None` when it is infeasible, or when its key is
     /// sure to exceed `bound` (for the peak, the logical peak and its points, from the tightened
     /// order alone, decide that before DLR's scan runs); and the work units it took.
@@ -258,7 +268,7 @@ impl<'m> Evaluator<'m> {
         if self.objective == Objective::Makespan {
             // The plan is needed for the timing anyway; its σ is the tightened order with the
             // spill events added, which leave the logical peak unchanged.
-            let Ok(planned) = plan(&self.with_order(order), &self.back_end.dlr) else {
+            let Ok(planned) = plan_in(self.module, order, &self.back_end.dlr) else {
                 return (None, self.size);
             };
             let built = size(&planned.module);
@@ -308,7 +318,7 @@ impl<'m> Evaluator<'m> {
     /// The pipeline's own measure of `order`: the back end run for real, replayed by the
     /// verifier.
     pub(crate) fn finish(&self, order: &[OpId]) -> Result<Measure, FinishError> {
-        let planned = plan(&self.with_order(order), &self.back_end.dlr)?.module;
+        let planned = plan_in(self.module, order, &self.back_end.dlr)?.module;
         let last = match &self.back_end.cpe {
             Some(options) => refine(&planned, options)?.module,
             None => planned,
@@ -321,12 +331,5 @@ impl<'m> Evaluator<'m> {
             makespan: m.makespan,
             peak_points: 0,
         })
-    }
-
-    fn with_order(&self, order: &[OpId]) -> Module {
-        Module {
-            schedule: order.to_vec(),
-            ..self.module.clone()
-        }
     }
 }
