@@ -20,10 +20,10 @@
 //! and, for makespan, the planned module's V + E to build it and [`TIMING_WEIGHT`] × its V + E to
 //! time it; realizing a task order costs V ([`realize_work`]), a final-stage run
 //! [`FINISH_WEIGHT`] × (V + E) ([`Evaluator::finish_work`]), grouping the tasks and building the
-//! portfolio [`BUILD_WEIGHT`] × (V + E) ([`Evaluator::build_work`]). The weights make a unit cost about
-//! the same time in each part (measured on Matmul_Case1 and a 36K-node resnet, docs/search.md),
-//! and every count is a pure function of the module and the order, so a budget in work is as
-//! deterministic as one in steps. [`Allowance`] is what a stage may still spend.
+//! portfolio [`BUILD_WEIGHT`] × (V + E) ([`Evaluator::build_work`]). The weights make a unit cost
+//! about the same time in each part (measured on Matmul_Case1 and a 36K-node resnet,
+//! docs/search.md), and every count is a pure function of the module and the order, so a budget
+//! in work is as deterministic as one in steps. [`Allowance`] is what a stage may still spend.
 //!
 //! Search stage: O((V + E) log V) per candidate, plus the plan and one timing for makespan.
 
