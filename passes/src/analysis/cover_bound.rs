@@ -149,21 +149,7 @@ fn anchors(m: &Module, dag: &Dag, uses: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
         let has = |f: fn(&OpKind) -> bool| uses[b].iter().any(|&u| f(&m.op(u).kind));
         has(|k| matches!(k, OpKind::Alloc { .. })) && has(|k| matches!(k, OpKind::Free { .. }))
     };
-    let listed: Vec<usize> = (0..uses.len()).filter(|&b| complete(b)).collect();
-    // Uses are listed in topological order: the first and the last span them.
-    let ends = listed
-        .iter()
-        .map(|&b| (uses[b][0], uses[b][uses[b].len() - 1]));
-    let listed: Vec<usize> = span_order(dag, ends)
-        .into_iter()
-        .map(|i| listed[i])
-        .collect();
-    let mut marks = Vec::new();
-    let mut groups = Vec::new();
-    for &b in &listed {
-        groups.push(marks.len()..marks.len() + uses[b].len());
-        marks.extend_from_slice(&uses[b]);
-    }
+    let (listed, marks, groups) = grouped(dag, uses, complete);
     let mut out: Vec<Vec<OpId>> = vec![Vec::new(); uses.len()];
     sweep(dag, &marks, &groups, |chunk| {
         for g in chunk.groups.clone() {
@@ -183,6 +169,28 @@ fn anchors(m: &Module, dag: &Dag, uses: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
         }
     });
     out
+}
+
+/// The buffers `keep` accepts (each with a non-empty list), in [`span_order`], with their
+/// `lists` (each in topological order, so its first and last ops span it) as the marks and
+/// groups of one sweep.
+fn grouped(
+    dag: &Dag,
+    lists: &[Vec<OpId>],
+    keep: impl Fn(usize) -> bool,
+) -> (Vec<usize>, Vec<OpId>, Vec<std::ops::Range<usize>>) {
+    let kept: Vec<usize> = (0..lists.len()).filter(|&b| keep(b)).collect();
+    let ends = kept
+        .iter()
+        .map(|&b| (lists[b][0], lists[b][lists[b].len() - 1]));
+    let listed: Vec<usize> = span_order(dag, ends).into_iter().map(|i| kept[i]).collect();
+    let mut marks = Vec::new();
+    let mut groups = Vec::new();
+    for &b in &listed {
+        groups.push(marks.len()..marks.len() + lists[b].len());
+        marks.extend_from_slice(&lists[b]);
+    }
+    (listed, marks, groups)
 }
 
 /// The distinct rows: at each op and modelled tier whose live bytes exceed the capacity.
@@ -269,24 +277,10 @@ fn rows(
 /// For each (op, buffer) pair, the range `lo..hi` of the buffer's gaps a spill covering the op
 /// may lie in. Sorts `pairs` by the buffer's place in the sweep.
 fn gap_ranges(dag: &Dag, chains: &[Vec<OpId>], pairs: &mut [(OpId, BufferId)]) -> Vec<(u32, u32)> {
-    let listed: Vec<usize> = (0..chains.len())
-        .filter(|&b| !chains[b].is_empty())
-        .collect();
-    // A chain runs from the buffer's ALLOC to its FREE.
-    let ends = listed
-        .iter()
-        .map(|&b| (chains[b][0], chains[b][chains[b].len() - 1]));
-    let listed: Vec<usize> = span_order(dag, ends)
-        .into_iter()
-        .map(|i| listed[i])
-        .collect();
+    let (listed, marks, groups) = grouped(dag, chains, |b| !chains[b].is_empty());
     let mut group_of = vec![usize::MAX; chains.len()];
-    let mut marks = Vec::new();
-    let mut groups = Vec::new();
     for (g, &b) in listed.iter().enumerate() {
         group_of[b] = g;
-        groups.push(marks.len()..marks.len() + chains[b].len());
-        marks.extend_from_slice(&chains[b]);
     }
     pairs.sort_unstable_by_key(|&(v, b)| (group_of[b.index()], v));
     let mut ranges = vec![(0, 0); pairs.len()];
