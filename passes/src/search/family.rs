@@ -11,6 +11,12 @@
 //! - `cone-K`: the sink with the K-th largest cone (ops it waits for, transitively) first, then
 //!   the others as in `latest` (K = 1..=[`CONES`]).
 //!
+//! In every root order the sinks are grouped by *cluster* (the task DAG's components without
+//! sinks, [`Tasks::regions`]) and within a cluster by *row* (the same without feeders): a
+//! row's roots follow each other, rows and clusters in the order of their first root, so one
+//! unit's shared inputs are used up before the next starts, and symmetric rows are visited in
+//! one order whatever the numbering.
+//!
 //! Within a walk, the producers of a task are visited tallest first (height: the longest path to
 //! a sink), so the longer subtree is computed, and its results freed, first. Every tie between
 //! tasks is broken by a structural fingerprint ([`fingerprints`]: opcode, pipe, cycles, buffer
@@ -19,7 +25,7 @@
 //!
 //! O(R · (T + E_T) + T log T) for R members over T tasks and E_T task edges, plus O(C · (T +
 //! E_T)) for the cones of the C largest sinks (capped by [`CONE_WORK`]) and the fingerprints'
-//! O(ROUNDS · (V + E) log d).
+//! O(ROUNDS · (V + E) log V).
 
 use super::tasks::Tasks;
 use crate::order::graph::Graph;
@@ -29,24 +35,24 @@ use lattice_lir::{OpId, OpKind};
 pub(crate) const CONES: usize = 3;
 /// Most task visits spent measuring sink cones (T per sink).
 const CONE_WORK: usize = 4_000_000;
-/// Refinement rounds of the fingerprints.
-const ROUNDS: usize = 4;
+/// Most refinement rounds of the fingerprints (they stop earlier once stable).
+const ROUNDS: usize = 64;
 
-/// The family's task sequences, named, as indices into [`Tasks::main`].
-pub(crate) fn family(graph: &Graph<'_>, tasks: &Tasks) -> Vec<(String, Vec<usize>)> {
+/// The family's task sequences, named, as indices into [`Tasks::main`]; `print` is
+/// [`task_fingerprints`]. `dfs-latest` is first.
+pub(crate) fn family(tasks: &Tasks, print: &[u64]) -> Vec<(String, Vec<usize>)> {
     let t = tasks.len();
-    let print = task_fingerprints(graph, tasks);
-    let depth = levels(&tasks.topo, &tasks.pred);
-    let rev: Vec<usize> = tasks.topo.iter().rev().copied().collect();
-    let height = levels(&rev, &tasks.succ);
+    let depth = depths(tasks);
+    let height = heights(tasks);
     let sinks: Vec<usize> = (0..t).filter(|&k| tasks.succ[k].is_empty()).collect();
     let by = |key: &dyn Fn(usize) -> i64| {
         let mut roots = sinks.clone();
         roots.sort_by_key(|&k| (key(k), print[k], k));
         roots
     };
-    let latest = by(&|k| -(depth[k] as i64));
-    let earliest = by(&|k| depth[k] as i64);
+    let regions = [tasks.regions(true), tasks.regions(false)];
+    let latest = clustered(by(&|k| -(depth[k] as i64)), &regions);
+    let earliest = clustered(by(&|k| depth[k] as i64), &regions);
     let mut members = vec![
         ("latest".to_string(), latest.clone()),
         ("earliest".to_string(), earliest),
@@ -59,7 +65,7 @@ pub(crate) fn family(graph: &Graph<'_>, tasks: &Tasks) -> Vec<(String, Vec<usize
             let first = sinks[i];
             let mut roots = vec![first];
             roots.extend(latest.iter().copied().filter(|&s| s != first));
-            members.push((format!("cone-{}", k + 1), roots));
+            members.push((format!("cone-{}", k + 1), clustered(roots, &regions)));
         }
     }
     let mut main_index = vec![usize::MAX; t];
@@ -69,7 +75,7 @@ pub(crate) fn family(graph: &Graph<'_>, tasks: &Tasks) -> Vec<(String, Vec<usize
     members
         .into_iter()
         .map(|(name, roots)| {
-            let post = post_order(tasks, &roots, &height, &print);
+            let post = post_order(tasks, &roots, &height, print);
             let seq = post
                 .into_iter()
                 .map(|k| main_index[k])
@@ -78,6 +84,39 @@ pub(crate) fn family(graph: &Graph<'_>, tasks: &Tasks) -> Vec<(String, Vec<usize
             (format!("dfs-{name}"), seq)
         })
         .collect()
+}
+
+/// `roots` grouped by region: by cluster ([`Tasks::regions`] with feeders), the clusters in the
+/// order of their first root, and within a cluster by row (regions without feeders) likewise,
+/// the roots of one row keeping their order. Roots are sorted by a structural key first, so
+/// symmetric sinks of different rows (one query block's output and another's) tie on it and
+/// fall back on their numbers; grouping makes every row's sinks follow its first one, so the
+/// rows are visited in one consistent order — on any numbering, a symmetry of the graph —
+/// instead of interleaved, with all their shared inputs live at once.
+fn clustered(roots: Vec<usize>, regions: &[Vec<usize>; 2]) -> Vec<usize> {
+    let rank = |region: &[usize]| {
+        let mut rank = std::collections::BTreeMap::new();
+        for &r in &roots {
+            let next = rank.len();
+            rank.entry(region[r]).or_insert(next);
+        }
+        rank
+    };
+    let (cluster, row) = (rank(&regions[0]), rank(&regions[1]));
+    let mut out = roots.clone();
+    out.sort_by_key(|&r| (cluster[&regions[0][r]], row[&regions[1][r]]));
+    out
+}
+
+/// Per task, the longest path (in tasks) to it from a source.
+pub(crate) fn depths(tasks: &Tasks) -> Vec<usize> {
+    levels(&tasks.topo, &tasks.pred)
+}
+
+/// Per task, the longest path (in tasks) from it to a sink.
+pub(crate) fn heights(tasks: &Tasks) -> Vec<usize> {
+    let rev: Vec<usize> = tasks.topo.iter().rev().copied().collect();
+    levels(&rev, &tasks.succ)
 }
 
 /// Longest path (in tasks) to each task from the ends `along` starts from, `order` being a
@@ -136,7 +175,7 @@ fn post_order(tasks: &Tasks, roots: &[usize], height: &[usize], print: &[u64]) -
 }
 
 /// A structural fingerprint per task: the sorted fingerprints of its ops, hashed.
-fn task_fingerprints(graph: &Graph<'_>, tasks: &Tasks) -> Vec<u64> {
+pub(crate) fn task_fingerprints(graph: &Graph<'_>, tasks: &Tasks) -> Vec<u64> {
     let ops = fingerprints(graph);
     tasks
         .ops
@@ -151,8 +190,9 @@ fn task_fingerprints(graph: &Graph<'_>, tasks: &Tasks) -> Vec<u64> {
 
 /// A structural fingerprint per op (a Weisfeiler–Lehman refinement): first what the op is —
 /// kind, opcode, pipe, cycles, and the tier, size and backing of each buffer it names — then,
-/// [`ROUNDS`] times, its own fingerprint with the sorted fingerprints of its predecessors and of
-/// its successors. Equal numberings of isomorphic graphs give equal fingerprints; ids and
+/// until the partition into equal fingerprints stops splitting (at most [`ROUNDS`] times), its
+/// own fingerprint with the sorted fingerprints of its predecessors and of its successors:
+/// ops that tie then are alike as far as this refinement can tell, as in a symmetric block. Equal numberings of isomorphic graphs give equal fingerprints; ids and
 /// positions never enter.
 pub(crate) fn fingerprints(graph: &Graph<'_>) -> Vec<u64> {
     let module = graph.module;
@@ -187,8 +227,15 @@ pub(crate) fn fingerprints(graph: &Graph<'_>) -> Vec<u64> {
             hash(&words)
         })
         .collect();
+    let classes = |print: &[u64]| {
+        let mut sorted = print.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.len()
+    };
+    let mut distinct = classes(&print);
     for _ in 0..ROUNDS {
-        print = (0..graph.len())
+        let next: Vec<u64> = (0..graph.len())
             .map(|v| {
                 let op = OpId::new(v);
                 let mut preds: Vec<u64> =
@@ -203,6 +250,12 @@ pub(crate) fn fingerprints(graph: &Graph<'_>) -> Vec<u64> {
                 hash(&words)
             })
             .collect();
+        let refined = classes(&next);
+        print = next;
+        if refined == distinct {
+            break;
+        }
+        distinct = refined;
     }
     print
 }

@@ -17,7 +17,8 @@
 //! column by column in alternating directions, the rows within a column in one direction or
 //! alternating — the orders that keep an input
 //! tile resident while its neighbours reuse it — plus the Morton (Z) curve. A curve permutes the
-//! grid's tasks among the sequence slots they hold in τ, leaving every other main task in place.
+//! grid's tasks among the places they hold in a structural sequence (the reverse depth-first
+//! family's `dfs-latest`), leaving every other main task in place.
 //!
 //! Detection is O(S · k + R · c) for S reader sets of at most k tasks; each curve O(r · c).
 
@@ -51,15 +52,20 @@ impl Grid {
     }
 
     /// The main-task sequence in which the grid's tasks follow `curve` and every other main task
-    /// keeps its τ slot (`base` is the τ sequence `0..M`).
-    pub(crate) fn sequence(&self, curve: &[(usize, usize)], main_tasks: usize) -> Vec<usize> {
-        let mut slots: Vec<usize> = self.cells.iter().flatten().copied().collect();
-        slots.sort_unstable();
-        let mut seq: Vec<usize> = (0..main_tasks).collect();
-        for (&slot, &(r, c)) in slots.iter().zip(curve) {
-            seq[slot] = self.cells[r][c];
+    /// keeps its place in `base` (a structural order of all main tasks), the grid's tasks taking
+    /// the places `base` gives them — so the result does not follow the input's numbering.
+    pub(crate) fn sequence(&self, curve: &[(usize, usize)], base: &[usize]) -> Vec<usize> {
+        let mut in_grid = vec![false; base.len()];
+        for &cell in self.cells.iter().flatten() {
+            in_grid[cell] = true;
         }
-        seq
+        let mut cells = curve.iter().map(|&(r, c)| self.cells[r][c]);
+        base.iter()
+            .map(|&i| match in_grid[i] {
+                true => cells.next().unwrap_or(i),
+                false => i,
+            })
+            .collect()
     }
 }
 

@@ -4,7 +4,8 @@
 //! Layout, one concept per file: [`tasks`](self) groups ops into the blocks L0 exclusivity keeps
 //! together; `realize` turns a task sequence into a legal, L0-exclusive σ (the no-deadlock proof
 //! is in its header); `grid` detects task grids and the curves over them; `family` reads the
-//! reverse depth-first task sequences off the task DAG's structure; `portfolio` lists the
+//! reverse depth-first task sequences off the task DAG's structure; `nest` both loop nestings of
+//! nested task families (rows of a chain of state × their steps); `portfolio` lists the
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
 //! late-acceptance chains; [`options`], [`pass`], [`report`] (the `lattice-bench search`
@@ -44,6 +45,7 @@ mod family;
 mod grid;
 mod local;
 mod moves;
+mod nest;
 pub mod options;
 pub mod pass;
 mod portfolio;

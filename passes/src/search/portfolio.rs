@@ -6,7 +6,8 @@
 //!   depth-first order from the sinks. These use the order engine with the L0 gate.
 //! - Task orders (`super::realize`, feeder leads 0–2): the main tasks in τ order, the reverse
 //!   depth-first family read off the task DAG's structure (`super::family`), the task order each
-//!   op order above visits them, and every curve over a detected task grid and its transpose
+//!   op order above visits them, the step-outer nestings of nested task families
+//!   (`super::nest`), and every curve over a detected task grid and its transpose
 //!   (`super::grid`); each with loaders inlined into their tasks and with feeders 0, 1 and 2
 //!   tasks ahead.
 //!
@@ -15,8 +16,9 @@
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
 //! with the members so far when told to (a time limit). O(P · realize) to build P members.
 
-use super::family::family;
+use super::family::{family, task_fingerprints};
 use super::grid::{curves, detect};
+use super::nest::nested;
 use super::realize::TaskOrder;
 use super::tasks::Tasks;
 use crate::analysis::BottomLevels;
@@ -79,7 +81,11 @@ pub(crate) fn portfolio(
     }
     let mut sequences: Vec<(String, Vec<usize>)> =
         vec![("tasks".into(), (0..tasks.main.len()).collect())];
-    sequences.extend(family(&Graph::build_with(module, false)?, tasks));
+    let print = task_fingerprints(&Graph::build_with(module, false)?, tasks);
+    let dfs = family(tasks, &print);
+    let latest = dfs[0].1.clone();
+    sequences.extend(dfs);
+    sequences.extend(nested(tasks, &print));
     for (name, start) in &members {
         if let Start::Ops(order) = start {
             sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));
@@ -90,7 +96,7 @@ pub(crate) fn portfolio(
             for curve in curves(g.rows(), g.cols()) {
                 sequences.push((
                     format!("grid-{tag}{}", curve.name),
-                    g.sequence(&curve.cells, tasks.main.len()),
+                    g.sequence(&curve.cells, &latest),
                 ));
             }
         }

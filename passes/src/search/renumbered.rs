@@ -13,7 +13,7 @@
 //! `fails` cell and the row's ratio counts the failures (the module as given must plan).
 //! O(modules · objectives · (K + 1) · search).
 
-use super::family::family;
+use super::family::{family, task_fingerprints};
 use super::options::BackEnd;
 use super::portfolio::PLACEMENTS;
 use super::realize::{realize, TaskOrder};
@@ -63,7 +63,7 @@ pub fn family_best(
     };
     let evaluator = Evaluator::new(&work, objective, back_end);
     let mut best = None;
-    for (_, seq) in family(&graph, &tasks) {
+    for (_, seq) in family(&tasks, &task_fingerprints(&graph, &tasks)) {
         for (lead, inline) in PLACEMENTS {
             let order = realize(
                 &tasks,

@@ -266,6 +266,35 @@ impl Tasks {
         self.ops.len()
     }
 
+    /// The region of each task: the weakly connected components of the task DAG without its
+    /// sinks — and, unless `with_feeders`, without its feeders — so a tile freed or an input
+    /// loaded once for many consumers does not join them. A left-out task takes the region of
+    /// its first kept predecessor (its own when it has none). With feeders, a region is a *cluster*
+    /// (a matmul unit sharing one A panel, an attention head sharing its key/value tiles);
+    /// without, a *row* (one query block's online-softmax chain). Ids are the smallest task
+    /// number in the region: compare them only for equality. O(T + E_T).
+    pub(crate) fn regions(&self, with_feeders: bool) -> Vec<usize> {
+        let t = self.len();
+        let kept =
+            |k: usize| !self.succ[k].is_empty() && (with_feeders || self.class[k] != Class::Feeder);
+        let mut part = Partition::new(t);
+        for a in (0..t).filter(|&a| kept(a)) {
+            for &b in self.succ[a].iter().filter(|&&b| kept(b)) {
+                part.union(a, b);
+            }
+        }
+        (0..t)
+            .map(|k| {
+                let at = if kept(k) {
+                    k
+                } else {
+                    self.pred[k].iter().copied().find(|&p| kept(p)).unwrap_or(k)
+                };
+                part.find(at)
+            })
+            .collect()
+    }
+
     /// The main tasks of `order` (a legal op order), each listed once, by first appearance: the
     /// task sequence an op order follows, as indices into [`Tasks::main`].
     pub(crate) fn sequence_of(&self, order: &[OpId]) -> Vec<usize> {

@@ -2,8 +2,9 @@
 //! L0-exclusive for any sequence and lead), grid detection and the reverse depth-first family
 //! (every main task once; the same sequences, up to the renaming, on a renumbered copy).
 
-use super::family::{family, fingerprints};
+use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::detect;
+use super::nest::nested;
 use super::realize::{realize, TaskOrder};
 use super::tasks::Tasks;
 use crate::analysis::pressure;
@@ -131,13 +132,15 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
     }
 }
 
-/// The main tasks each family member of `m` lists, each task named by its ops' ids under
+/// The main tasks each family member of `m` and each nested member (`super::nest`) lists, each task named by its ops' ids under
 /// `rename` (old id → id in a copy), sorted; the members as sets, their order aside.
 fn family_in_ids(m: &Module, rename: &[usize]) -> Vec<(String, Vec<Vec<usize>>)> {
     let tasks = Tasks::of(m).expect("tasks");
     let graph = Graph::build_with(m, false).expect("graph");
-    family(&graph, &tasks)
+    let print = task_fingerprints(&graph, &tasks);
+    family(&tasks, &print)
         .into_iter()
+        .chain(nested(&tasks, &print))
         .map(|(name, seq)| {
             let mut named: Vec<Vec<usize>> = seq
                 .iter()
@@ -164,8 +167,8 @@ fn family_in_ids(m: &Module, rename: &[usize]) -> Vec<(String, Vec<Vec<usize>>)>
         .collect()
 }
 
-/// Fingerprints are the same op for op on a renumbered copy, and the family lists every main
-/// task once, the same tasks on the copy. (Its members' values through the back end can still
+/// Fingerprints are the same op for op on a renumbered copy, and the family and the nested
+/// members list every main task once, the same tasks on the copy. (Its members' values through the back end can still
 /// differ between numberings — realization keeps τ, which follows the input's order, inside
 /// each task — and do on gen-matmul-n200-s2; see docs/search.md.)
 #[test]
