@@ -86,7 +86,8 @@ fn every_order_is_l0_exclusive_on_renumbered_random_modules() {
 /// its renumberings (MPAS's order, random topological orders), is never worse than the best
 /// member of the reverse depth-first family under DLR's own key, and the makespan objective's
 /// plan is never slower than the plans the peak and traffic objectives chose. Small modules of
-/// the structured shapes (the generator sizes buffers so that these plan without traffic, so
+/// the structured shapes — matmul, attention, conv and the residual conv network `resnet` —
+/// (the generator sizes buffers so that these plan without traffic, so
 /// peak and makespan are what differ) and
 /// a step budget, so the test stays a few seconds in a debug build. A `random` module must plan
 /// on every numbering too, but its results still spread (peak 672–928 B, makespan 9,967–11,858
@@ -98,7 +99,13 @@ fn the_search_does_not_depend_on_the_numbering() {
     use lattice_passes::search::{search, Budget, Objective, SearchOptions, Silent};
     use std::num::NonZeroU64;
     let mut failures = Vec::new();
-    for shape in [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random] {
+    for shape in [
+        Shape::Matmul,
+        Shape::Attention,
+        Shape::Conv,
+        Shape::Resnet,
+        Shape::Random,
+    ] {
         let m = generate(&GenSpec {
             shape,
             nodes: 300,
