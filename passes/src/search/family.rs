@@ -103,7 +103,7 @@ fn clustered(roots: Vec<usize>, regions: &[Vec<usize>; 2]) -> Vec<usize> {
         rank
     };
     let (cluster, row) = (rank(&regions[0]), rank(&regions[1]));
-    let mut out = roots.clone();
+    let mut out = roots;
     out.sort_by_key(|&r| (cluster[&regions[0][r]], row[&regions[1][r]]));
     out
 }
@@ -192,8 +192,9 @@ pub(crate) fn task_fingerprints(graph: &Graph<'_>, tasks: &Tasks) -> Vec<u64> {
 /// kind, opcode, pipe, cycles, and the tier, size and backing of each buffer it names — then,
 /// until the partition into equal fingerprints stops splitting (at most [`ROUNDS`] times), its
 /// own fingerprint with the sorted fingerprints of its predecessors and of its successors:
-/// ops that tie then are alike as far as this refinement can tell, as in a symmetric block. Equal numberings of isomorphic graphs give equal fingerprints; ids and
-/// positions never enter.
+/// ops that tie then are alike as far as this refinement can tell, as in a symmetric block.
+/// Equal numberings of isomorphic graphs give equal fingerprints; ids and positions never
+/// enter.
 pub(crate) fn fingerprints(graph: &Graph<'_>) -> Vec<u64> {
     let module = graph.module;
     let mut print: Vec<u64> = module

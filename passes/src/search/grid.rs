@@ -61,9 +61,12 @@ impl Grid {
         }
         let mut cells = curve.iter().map(|&(r, c)| self.cells[r][c]);
         base.iter()
-            .map(|&i| match in_grid[i] {
-                true => cells.next().unwrap_or(i),
-                false => i,
+            .map(|&i| {
+                if in_grid[i] {
+                    cells.next().unwrap_or(i)
+                } else {
+                    i
+                }
             })
             .collect()
     }

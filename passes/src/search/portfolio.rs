@@ -6,7 +6,7 @@
 //!   depth-first order from the sinks. These use the order engine with the L0 gate.
 //! - Task orders (`super::realize`, feeder leads 0–2): the main tasks in τ order, the reverse
 //!   depth-first family read off the task DAG's structure (`super::family`), the task order each
-//!   op order above visits them, the step-outer nestings of nested task families
+//!   op order above visits them, both loop nestings of nested task families
 //!   (`super::nest`), and every curve over a detected task grid and its transpose
 //!   (`super::grid`); each with loaders inlined into their tasks and with feeders 0, 1 and 2
 //!   tasks ahead.
