@@ -185,7 +185,7 @@ pub enum Budget {
 }
 
 /// The work units of `budget=auto`.
-pub const AUTO_WORK: u64 = 330_000_000;
+pub const AUTO_WORK: u64 = 160_000_000;
 
 impl Budget {
     /// The most steps a module of `ops` ops may be given: `3 · max(256, W / ops)`, W =
