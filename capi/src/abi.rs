@@ -14,7 +14,7 @@ use std::ffi::c_char;
 
 /// The version of this ABI, bumped on every change to its types or functions; a C++ library
 /// built against another version refuses to run (`lattice_abi_version`).
-pub const LATTICE_ABI_VERSION: u32 = 1;
+pub const LATTICE_ABI_VERSION: u32 = 2;
 
 /// An index that names nothing: an operand that is not a buffer or token of the module.
 pub const LATTICE_NONE: u32 = u32::MAX;
@@ -246,6 +246,10 @@ pub struct LatticeDiagnostic {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct LatticeStatistic {
+    /// The pass that reported it (`dlr`).
+    pub pass: LatticeStr,
+    /// That pass's place in the run, from 0 (0 for `lattice_run_pass`).
+    pub position: u32,
     /// Its name, as the registry declares it (`logical-peak-after`).
     pub name: LatticeStr,
     /// Its value.

@@ -4,6 +4,9 @@
 //! choice, `std::string` for the rest), `PassEnums.h` (those enums) and `Passes.cpp.inc` (each
 //! pass's class over the generated base: it hands its options, as text, to the C ABI's run).
 //! Real passes and `test-` passes go to separate files, so test passes live in a test library.
+//! The real passes' files also hold `lattice-pipeline`, which is no pass of the registry: a whole
+//! lattice pipeline as one MLIR pass, run by lattice's own pass manager
+//! (`lattice_run_pipeline`).
 //! `tests/generated.rs` checks the checked-in files are what this writes.
 //!
 //! Invariants: a pass's C++ names derive from its lattice name alone (`order-search` →
@@ -155,9 +158,45 @@ pub fn passes_td(registry: &Registry, group: Group) -> String {
         }
         out.push_str("}\n");
     }
+    if group == Group::Passes {
+        out.push_str(PIPELINE_TD);
+    }
     let _ = write!(out, "\n#endif // {guard}\n");
     out
 }
+
+/// `lattice-pipeline` in `Passes.td`.
+const PIPELINE_TD: &str = "
+def LatticePipelinePass : Pass<\"lattice-pipeline\"> {
+  let summary = \"A lattice pipeline as one pass, run as lattice-opt runs it: each pass sees the passes after it and what the one before it left\";
+  let options = [
+    Option<\"passes\", \"passes\", \"std::string\", [{\"\"}],
+           \"The lattice pipeline in lattice-opt's --pass-pipeline syntax: `order-search,dlr,cpe`.\">,
+  ];
+}
+";
+
+/// What a pass class does with what `runPass` or `runPipeline` returns.
+const RAN_SWITCH: &str =
+    "    case ::lattice::detail::Ran::Failed:\n      signalPassFailure();\n      break;\n    \
+     case ::lattice::detail::Ran::Unchanged:\n      markAllAnalysesPreserved();\n      break;\n    \
+     case ::lattice::detail::Ran::Changed:\n      \
+     markAnalysesPreserved<::lattice::detail::CachedModule>();\n      break;\n    }\n  }\n};\n";
+
+/// The class of `lattice-pipeline` in `Passes.cpp.inc` (its run switch follows).
+const PIPELINE_CLASS: &str = "
+struct LatticePipelinePass final : ::lattice::impl::LatticePipelinePassBase<LatticePipelinePass> {
+  using LatticePipelinePassBase::LatticePipelinePassBase;
+  ::llvm::LogicalResult initializeOptions(
+      ::llvm::StringRef options,
+      ::llvm::function_ref<::llvm::LogicalResult(const ::llvm::Twine &)> errorHandler) override {
+    if (::mlir::failed(LatticePipelinePassBase::initializeOptions(options, errorHandler)))
+      return ::mlir::failure();
+    return ::lattice::detail::checkPipeline(passes.getValue(), errorHandler);
+  }
+  void runOnOperation() override {
+    switch (::lattice::detail::runPipeline(*this, getOperation(), getAnalysisManager(), passes.getValue())) {
+";
 
 /// `PassEnums.h`: the enums of every choice option, and their spellings.
 pub fn enums_h(registry: &Registry) -> String {
@@ -210,6 +249,9 @@ pub fn passes_inc(registry: &Registry, group: Group) -> String {
             class_name(pass.name).to_ascii_uppercase()
         );
     }
+    if group == Group::Passes {
+        out.push_str("#define GEN_PASS_DEF_LATTICEPIPELINEPASS\n");
+    }
     let _ = writeln!(out, "#include \"lattice/{file}.h.inc\"\n\nnamespace {{");
     for pass in &passes {
         let class = class_name(pass.name);
@@ -237,15 +279,15 @@ pub fn passes_inc(registry: &Registry, group: Group) -> String {
              return ::mlir::failure();\n    \
              return ::lattice::detail::checkOptions(\"{}\", values(), errorHandler);\n  }}\n  \
              void runOnOperation() override {{\n    \
-             switch (::lattice::detail::runPass(*this, getOperation(), getAnalysisManager(), \"{}\", values())) {{\n    \
-             case ::lattice::detail::Ran::Failed:\n      signalPassFailure();\n      break;\n    \
-             case ::lattice::detail::Ran::Unchanged:\n      markAllAnalysesPreserved();\n      break;\n    \
-             case ::lattice::detail::Ran::Changed:\n      \
-             markAnalysesPreserved<::lattice::detail::CachedModule>();\n      break;\n    }}\n  }}\n}};\n",
+             switch (::lattice::detail::runPass(*this, getOperation(), getAnalysisManager(), \"{}\", values())) {{\n{RAN_SWITCH}",
             values.join(", "),
             pass.name,
             pass.name
         );
+    }
+    if group == Group::Passes {
+        out.push_str(PIPELINE_CLASS);
+        out.push_str(RAN_SWITCH);
     }
     out.push_str("\n} // namespace\n");
     out

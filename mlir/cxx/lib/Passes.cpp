@@ -2,8 +2,8 @@
 //
 // What it does: the pass classes generated from lattice's registry (Passes.cpp.inc) and what
 // they share: option checks and the run through the C ABI — read each lattice module, run the
-// lattice pass on the context's threads, report its diagnostics at their ops, write the result
-// in place — and, for MLIR builds whose statistics are compiled out, lattice's own report of
+// lattice pass (or, for `lattice-pipeline`, a whole lattice pipeline) on the context's threads,
+// report its diagnostics at their ops, write the result in place — and, for MLIR builds whose statistics are compiled out, lattice's own report of
 // what the passes counted under `--mlir-pass-statistics`.
 //
 // Invariants: a failing pass leaves every module as it was (the result is written only after the
@@ -58,23 +58,29 @@ bool ownStatisticsReport() {
 #endif
 }
 
-/// What lattice passes counted, by pass (in the order they first reported), summed over modules
-/// and threads, printed when the process ends in the layout of MLIR's `--mlir-pass-statistics`
-/// list.
+/// What lattice passes counted, by pass (in the order they first reported; a lattice pipeline's
+/// passes one by one), summed over modules and threads, printed when the process ends in the
+/// layout of MLIR's `--mlir-pass-statistics` list.
 struct StatisticsStore {
   std::mutex lock;
-  /// Per pass: its argument and its counters (name, value) in report order.
-  llvm::MapVector<const Pass *,
+  /// Per pass (and place in a lattice pipeline): its title and its counters (name, value) in
+  /// report order.
+  llvm::MapVector<std::pair<const Pass *, uint32_t>,
                   std::pair<std::string, std::vector<std::pair<std::string, uint64_t>>>>
       passes;
 
-  void record(const Pass &pass, const LatticeReport *report) {
+  void record(const Pass &pass, const LatticeReport *report, bool pipeline) {
     size_t count = 0;
     const LatticeStatistic *stats = lattice_report_statistics(report, &count);
     std::lock_guard<std::mutex> guard(lock);
-    auto &entry = passes[pass.getThreadingSiblingOrThis()];
-    entry.first = pass.getArgument().str();
+    // A lattice pass is listed even when it counted nothing.
+    if (!pipeline)
+      passes[{pass.getThreadingSiblingOrThis(), 0}].first = pass.getArgument().str();
     for (size_t i = 0; i < count; ++i) {
+      auto &entry = passes[{pass.getThreadingSiblingOrThis(), stats[i].position}];
+      entry.first = pass.getArgument().str();
+      if (pipeline)
+        entry.first += (" (" + Twine(stats[i].position + 1) + ": " + ref(stats[i].pass) + ")").str();
       StringRef name = ref(stats[i].name);
       auto found = llvm::find_if(entry.second, [&](auto &s) { return s.first == name; });
       if (found == entry.second.end())
@@ -140,40 +146,54 @@ LogicalResult lattice::detail::checkOptions(
   return result;
 }
 
-lattice::detail::Ran lattice::detail::runPass(Pass &self, Operation *root,
-                                              AnalysisManager analyses, StringRef pass,
-                                              const OptionValues &values) {
+LogicalResult lattice::detail::checkPipeline(
+    StringRef pipeline, llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler) {
+  LatticeReport *report = lattice_check_pipeline(str(pipeline));
+  LogicalResult result = success();
+  size_t count = 0;
+  const LatticeDiagnostic *diagnostics = lattice_report_diagnostics(report, &count);
+  if (lattice_report_failed(report) && count)
+    result = errorHandler("lattice-pipeline: " + ref(diagnostics[0].message));
+  lattice_report_free(report);
+  return result;
+}
+
+namespace {
+
+/// Runs `run` (a lattice pass or pipeline through the C ABI) on every lattice module at or below
+/// `root`, as `self` (`pipeline`: `lattice-pipeline`), keeping the modules in `analyses`.
+lattice::detail::Ran
+runOnModules(Pass &self, Operation *root, AnalysisManager analyses, bool pipeline,
+             llvm::function_ref<LatticeReport *(LatticeModule *, const LatticeExecutor *)> run) {
+  using lattice::detail::Ran;
   if (lattice_abi_version() != LATTICE_ABI_VERSION) {
     root->emitError() << "lattice: the linked lattice core speaks C ABI version "
                       << lattice_abi_version() << ", this library version " << LATTICE_ABI_VERSION;
     return Ran::Failed;
   }
-  OptionArrays arrays(values);
   LatticeExecutor executor = executorOf(root->getContext());
   std::string prefix = (self.getArgument() + ": ").str();
   bool failed = false, changed = false;
   // Every module runs, so that each reports its problems.
-  for (ModuleOp module : latticeModules(root)) {
+  for (ModuleOp module : lattice::latticeModules(root)) {
     AnalysisManager manager = module == root ? analyses : analyses.nest(module);
-    CachedModule &cached = manager.getAnalysis<CachedModule>();
+    auto &cached = manager.getAnalysis<lattice::detail::CachedModule>();
     if (!cached.module) {
-      FailureOr<LirModule> read = LirModule::read(module);
+      FailureOr<lattice::LirModule> read = lattice::LirModule::read(module);
       if (mlir::failed(read)) {
         failed = true;
         continue;
       }
       cached.module = std::move(*read);
     }
-    LirModule &lir = *cached.module;
-    LatticeReport *report =
-        lattice_run_pass(lir.get(), str(pass), arrays.names.data(), arrays.texts.data(),
-                         values.size(), &executor);
-    bool ok = mlir::succeeded(emitReport(report, &lir, module, prefix));
+    lattice::LirModule &lir = *cached.module;
+    LatticeReport *report = run(lir.get(), &executor);
+    bool ok = mlir::succeeded(lattice::emitReport(report, &lir, module, prefix));
     bool wrote = lattice_report_changed(report);
     if (ownStatisticsReport())
-      store().record(self, report);
+      store().record(self, report, pipeline);
     lattice_report_free(report);
-    // A failed pass leaves the core's module unspecified: it is read again next time.
+    // A failed run leaves the core's module unspecified: it is read again next time.
     if (!ok || (wrote && mlir::failed(lir.write(module)))) {
       cached.module.reset();
       failed = true;
@@ -184,6 +204,27 @@ lattice::detail::Ran lattice::detail::runPass(Pass &self, Operation *root,
   if (failed)
     return Ran::Failed;
   return changed ? Ran::Changed : Ran::Unchanged;
+}
+
+} // namespace
+
+lattice::detail::Ran lattice::detail::runPass(Pass &self, Operation *root,
+                                              AnalysisManager analyses, StringRef pass,
+                                              const OptionValues &values) {
+  OptionArrays arrays(values);
+  return runOnModules(self, root, analyses, /*pipeline=*/false,
+                      [&](LatticeModule *module, const LatticeExecutor *executor) {
+                        return lattice_run_pass(module, str(pass), arrays.names.data(),
+                                                arrays.texts.data(), values.size(), executor);
+                      });
+}
+
+lattice::detail::Ran lattice::detail::runPipeline(Pass &self, Operation *root,
+                                                  AnalysisManager analyses, StringRef pipeline) {
+  return runOnModules(self, root, analyses, /*pipeline=*/true,
+                      [&](LatticeModule *module, const LatticeExecutor *executor) {
+                        return lattice_run_pipeline(module, str(pipeline), executor);
+                      });
 }
 
 // The generated classes, in lattice's namespace (as the declarations of Passes.h).

@@ -7,8 +7,10 @@
 // `lattice-dlr{victim=lru}`, …). Each pass runs lattice's own pass (the Rust core, behind
 // lattice/capi.h) on every lattice module at or below the op it is scheduled on, on the MLIR
 // context's threads, reports diagnostics at the ops they concern and writes its result into the
-// ops in place. Under `--mlir-pass-statistics`, what lattice passes counted is reported at the
-// end of the process, where MLIR itself was built without statistics (Debian's MLIR 22).
+// ops in place. `lattice-pipeline{passes="order-search,dlr,cpe"}` runs a whole lattice pipeline
+// as one pass, as `lattice-opt` runs it. Under `--mlir-pass-statistics`, what lattice passes
+// counted is reported at the end of the process, where MLIR itself was built without statistics
+// (Debian's MLIR 22).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +66,18 @@ enum class Ran { Failed, Unchanged, Changed };
 /// their ops, the result written in place, statistics recorded.
 Ran runPass(mlir::Pass &self, mlir::Operation *root, mlir::AnalysisManager analyses,
             llvm::StringRef pass, const OptionValues &values);
+
+/// Checks `pipeline` (`lattice-pipeline`'s `passes`: lattice-opt's `--pass-pipeline` syntax) with
+/// lattice's pipeline parser, reporting the problem to `errorHandler`.
+mlir::LogicalResult
+checkPipeline(llvm::StringRef pipeline,
+              llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
+
+/// Runs the lattice pipeline `pipeline` as `runPass` runs one pass, by lattice's own pass
+/// manager as `lattice-opt` runs it (each pass sees the passes after it and gets what the one
+/// before it left): one read, one write and one MLIR verification for the whole pipeline.
+Ran runPipeline(mlir::Pass &self, mlir::Operation *root, mlir::AnalysisManager analyses,
+                llvm::StringRef pipeline);
 } // namespace detail
 
 } // namespace lattice

@@ -168,4 +168,12 @@ def LatticeEdaPass : Pass<"lattice-eda"> {
   ];
 }
 
+def LatticePipelinePass : Pass<"lattice-pipeline"> {
+  let summary = "A lattice pipeline as one pass, run as lattice-opt runs it: each pass sees the passes after it and what the one before it left";
+  let options = [
+    Option<"passes", "passes", "std::string", [{""}],
+           "The lattice pipeline in lattice-opt's --pass-pipeline syntax: `order-search,dlr,cpe`.">,
+  ];
+}
+
 #endif // LATTICE_PASSES_TD

@@ -10,7 +10,7 @@
 
 // The version of this ABI, bumped on every change to its types or functions; a C++ library
 // built against another version refuses to run (`lattice_abi_version`).
-#define LATTICE_ABI_VERSION 1
+#define LATTICE_ABI_VERSION 2
 
 // An index that names nothing: an operand that is not a buffer or token of the module.
 #define LATTICE_NONE UINT32_MAX
@@ -250,6 +250,10 @@ typedef struct LatticeDiagnostic {
 
 // A counter a pass reported (`--pass-statistics` in `lattice-opt`).
 typedef struct LatticeStatistic {
+  // The pass that reported it (`dlr`).
+  struct LatticeStr pass;
+  // That pass's place in the run, from 0 (0 for `lattice_run_pass`).
+  uint32_t position;
   // Its name, as the registry declares it (`logical-peak-after`).
   struct LatticeStr name;
   // Its value.
@@ -339,12 +343,20 @@ struct LatticeReport *lattice_check_options(struct LatticeStr pass,
                                             const struct LatticeStr *values,
                                             size_t count);
 
+// Checks the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax) as
+// `lattice-opt` would; the report holds the error, if any (never null). O(text).
+//
+// # Safety
+// `pipeline` is valid.
+struct LatticeReport *lattice_check_pipeline(struct LatticeStr pipeline);
+
 // Runs lattice pass `pass` with the options `names[i] = values[i]` (the rest at their defaults)
 // on `module`, as `lattice-opt` runs it (the module verified first unless a pass left it, the
 // phase only forward, the result verified), on the threads of `executor` (null: the calling
-// thread and as many as the machine has cores). The report (never null) holds what the pass
-// emitted, its statistics and whether it changed the module; when it failed the module is
-// unspecified. O(the pass) plus two verifications.
+// thread and as many as the machine has cores). The pass is not shown the passes after it, as
+// in a host's pipeline. The report (never null) holds what the pass emitted, its statistics and
+// whether it changed the module; when it failed the module is unspecified. O(the pass) plus two
+// verifications.
 //
 // # Safety
 // `module` is a live handle; `pass`, `names`, `values` (`count` each) valid; `executor` null or
@@ -355,6 +367,23 @@ struct LatticeReport *lattice_run_pass(struct LatticeModule *module,
                                        const struct LatticeStr *values,
                                        size_t count,
                                        const struct LatticeExecutor *executor);
+
+// Runs the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax:
+// `order-search,dlr,cpe`) on `module` exactly as `lattice-opt` runs it: the module verified
+// first unless a pass left it, each pass shown the passes after it and handed what the previous
+// one left (the victim key an `order-search` chose reaches the `dlr` after it), the analyses
+// kept between passes, the phase only forward, the module verified after each pass; the first
+// failure stops it. Threads as [`lattice_run_pass`]. The report (never null) holds what the
+// passes emitted (each message names its pass: `dlr: …`; ops by their index in the module the
+// pipeline started from, ops a pass added after those), the statistics of every pass (with its
+// name and place) and whether the module changed; when it failed the module is unspecified.
+// O(the passes) plus one verification before and one after each pass.
+//
+// # Safety
+// As [`lattice_run_pass`], with `pipeline` valid.
+struct LatticeReport *lattice_run_pipeline(struct LatticeModule *module,
+                                           struct LatticeStr pipeline,
+                                           const struct LatticeExecutor *executor);
 
 // Whether the call the report is of failed (an error is among its diagnostics).
 //
