@@ -227,3 +227,61 @@ fn run_one(
     }
     left
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lattice::manager::Session;
+    use lattice::{parse_pipeline, PassManager};
+    use lattice_lir::{parse_module, print_module};
+    use lattice_passes::REGISTRY;
+
+    fn matmul_tile() -> Module {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/matmul_tile.lir");
+        parse_module(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_pipeline_plans_as_lattice_opt_and_counts_per_pass() {
+        for text in ["mpas,dlr{victim=lru},cpe", "order-search{budget=5},dlr,cpe"] {
+            let pipeline = parse_pipeline(text, &REGISTRY).unwrap();
+            let mut expected = matmul_tile();
+            let mut sink = Vec::new();
+            let mut session = Session::new(&mut sink);
+            PassManager::new(REGISTRY, pipeline.clone())
+                .run(&mut expected, &mut session)
+                .unwrap();
+            let mut module = matmul_tile();
+            let ran = run_pipeline(&pipeline.passes, REGISTRY, &mut module, false);
+            assert!(!ran.failed(), "{text}: {:?}", ran.reports);
+            assert_eq!(print_module(&module), print_module(&expected), "{text}");
+            let passes: Vec<(&str, usize)> = ran
+                .statistics
+                .iter()
+                .map(|s| (s.pass, s.position))
+                .collect();
+            let names: Vec<&str> = pipeline.passes.iter().map(|p| p.name).collect();
+            assert_eq!(passes, names.into_iter().zip(0..).collect::<Vec<_>>());
+            assert!(ran.statistics.iter().all(|s| !s.statistics.is_empty()));
+        }
+    }
+
+    #[test]
+    fn a_failing_pass_stops_the_pipeline_and_names_itself() {
+        let pipeline = parse_pipeline("mpas,test-fail{op=%9 message=boom},dlr", &REGISTRY).unwrap();
+        let mut module = matmul_tile();
+        let ran = run_pipeline(&pipeline.passes, REGISTRY, &mut module, false);
+        assert!(ran.failed());
+        let error = ran
+            .reports
+            .iter()
+            .find(|r| r.severity == Severity::Error)
+            .unwrap();
+        assert_eq!(error.message, "test-fail: boom");
+        assert!(error.op.is_some(), "the failure is at its op");
+        assert_eq!(ran.statistics.len(), 2, "dlr did not run");
+        // One pass alone names no pass: a host's diagnostics are prefixed by the host.
+        let ran = run_pass(&pipeline.passes[1], REGISTRY, &mut matmul_tile(), false);
+        assert_eq!(ran.reports.last().unwrap().message, "boom");
+    }
+}
