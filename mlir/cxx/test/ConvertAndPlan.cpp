@@ -5,7 +5,8 @@
 // into L1, moved into L0A/L0B, multiplied into L0C, written back through UB and copied out) into
 // a lattice module with the generated op classes; lattice's passes run on it in a PassManager
 // (`createLatticeMpasPass`, `createLatticeDlrPass` with typed options, `createLatticeCpePass`);
-// the plan is read back through the op classes (phase, σ, offsets) and LirModule (metrics).
+// the plan is read back through the op classes (phase, σ, offsets) and LirModule (metrics); the
+// same pipeline as one pass (`createLatticePipelinePass`) gives the same plan.
 // Exits non-zero, saying what failed, when any check fails.
 //
 //===----------------------------------------------------------------------===//
@@ -141,17 +142,22 @@ int main() {
   context.allowUnregisteredDialects();
   context.loadDialect<lattice::LatticeDialect>();
 
-  OwningOpRef<ModuleOp> top = parseSourceString<ModuleOp>(
-      "module { module @matmul_tile { \"npu.matmul_tile\"() : () -> () } }", &context);
-  check(bool(top), "the toolchain's module parses");
+  // The toolchain's module, converted: npu ops to lattice ops.
+  auto lowered = [&]() {
+    OwningOpRef<ModuleOp> top = parseSourceString<ModuleOp>(
+        "module { module @matmul_tile { \"npu.matmul_tile\"() : () -> () } }", &context);
+    check(bool(top), "the toolchain's module parses");
+    if (!top)
+      return top;
+    RewritePatternSet patterns(&context);
+    patterns.add<LowerMatmulTile>(&context);
+    check(succeeded(applyPatternsGreedily(*top, std::move(patterns))), "the pattern applies");
+    check(succeeded(verify(*top)), "the lattice module verifies");
+    return top;
+  };
+  OwningOpRef<ModuleOp> top = lowered();
   if (!top)
     return 1;
-
-  // The conversion: npu ops to lattice ops.
-  RewritePatternSet patterns(&context);
-  patterns.add<LowerMatmulTile>(&context);
-  check(succeeded(applyPatternsGreedily(*top, std::move(patterns))), "the pattern applies");
-  check(succeeded(verify(*top)), "the lattice module verifies");
 
   // The passes, with typed options, as a toolchain's pipeline adds them.
   PassManager pm(&context);
@@ -194,6 +200,19 @@ int main() {
           "the metrics are those of a refined plan");
     check(lir->printLir().find("module @matmul_tile phase(refined)") != std::string::npos,
           "the LIR is the refined module");
+
+    // The same pipeline as one pass, run by lattice's own pass manager: the same plan.
+    OwningOpRef<ModuleOp> again = lowered();
+    PassManager whole(&context);
+    lattice::LatticePipelinePassOptions pipeline;
+    pipeline.passes = "mpas,dlr{victim=lru},cpe";
+    whole.nest<ModuleOp>().addPass(lattice::createLatticePipelinePass(pipeline));
+    check(again && succeeded(whole.run(*again)), "lattice-pipeline runs");
+    FailureOr<lattice::LirModule> same =
+        again ? lattice::LirModule::read(lattice::latticeModules(*again).front())
+              : FailureOr<lattice::LirModule>(failure());
+    check(succeeded(same) && same->printLir() == lir->printLir(),
+          "lattice-pipeline plans as the three passes");
   }
   if (failures)
     return 1;
