@@ -10,6 +10,7 @@ use lattice_lir::{parse_module, Module, OpKind, Phase};
 use lattice_passes::analysis::{bottom_levels, pressure, BottomLevels};
 use lattice_passes::order::{
     mpas_order, order_by, Link, Mpas, MpasOptions, Order, OrderError, OrderOptions, Policy,
+    TurnSearch,
 };
 
 const POLICIES: [Policy; 4] = [
@@ -105,9 +106,17 @@ fn l0_turns_no_order_can_keep_stop_with_the_cycle_named() {
          %6 = free @b1 after(%1, %3)",
     );
     for result in all_orders(&m) {
-        let OrderError::Cycle { left, total, cycle } = result.unwrap_err() else {
+        let OrderError::Cycle {
+            left,
+            total,
+            cycle,
+            search,
+        } = result.unwrap_err()
+        else {
             panic!("expected a cycle");
         };
+        // No other turns help either: @b1 must be live across %2..%4, all of @b0's lifetime.
+        assert_eq!(search, Some(TurnSearch::Exhausted));
         // At least the cycle and %6 never run; how much else depends on the policy.
         assert!(total == 7 && left >= 4, "{left} of {total}");
         let names: Vec<u32> = cycle.iter().map(|s| s.name).collect();
@@ -115,7 +124,12 @@ fn l0_turns_no_order_can_keep_stop_with_the_cycle_named() {
         assert_eq!(cycle[0].link, Link::Lifetime { buffer: 1 });
         assert_eq!(cycle[1].link, Link::Dependency);
         assert_eq!(cycle[3].link, Link::L0Turn { tier: "L0A".into() });
-        let error = PassError::from(OrderError::Cycle { left, total, cycle });
+        let error = PassError::from(OrderError::Cycle {
+            left,
+            total,
+            cycle,
+            search: None,
+        });
         assert!(
             error
                 .message

@@ -324,6 +324,7 @@ impl State<'_, '_> {
             left: graph.len() - self.order.len(),
             total: graph.len(),
             cycle,
+            search: graph.turn_search,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! `@b3`, `L0A`) to print without the module; [`From<OrderError> for PassError`] turns one into a
 //! located pass failure with a note per step of the explanation. O(length of the explanation).
 
+use super::backtrack::TurnSearch;
 use lattice::PassError;
 use lattice_lir::OpId;
 use std::fmt;
@@ -71,8 +72,9 @@ pub enum OrderError {
     /// stopped with ops left over.
     #[error(
         "no legal order: {left} of {total} ops cannot be scheduled; the dependencies, buffer \
-         lifetimes and L0 turns form the cycle {}",
-        cycle_text(.cycle)
+         lifetimes and L0 turns form the cycle {}{}",
+        cycle_text(.cycle),
+        search_text(.search)
     )]
     Cycle {
         /// Ops left unscheduled.
@@ -82,7 +84,25 @@ pub enum OrderError {
         /// The cycle in execution direction: each step's op must run before the next step's (the
         /// last step's before the first's).
         cycle: Vec<Step>,
+        /// When the input's own L0 turns closed the cycle: how the search for turns derived from
+        /// the graph ended (`None` when there was no such search).
+        search: Option<TurnSearch>,
     },
+}
+
+fn search_text(search: &Option<TurnSearch>) -> String {
+    match search {
+        None => String::new(),
+        Some(TurnSearch::Exhausted) => {
+            "; no other L0 turns avoid a cycle either: the search for an L0-exclusive order \
+             tried every choice"
+                .into()
+        }
+        Some(TurnSearch::Limit(states)) => format!(
+            "; the search for other L0 turns stopped at its limit of {states} states without \
+             finding an L0-exclusive order (one may still exist)"
+        ),
+    }
 }
 
 fn cycle_text(cycle: &[Step]) -> String {

@@ -32,10 +32,9 @@
 //! A level can fail to split: one group, after merging, holds two buffers of a contended tier
 //! (buffers chained through ops of other tiers, or groups forced to interleave). Such a set is
 //! emitted by a *gated* Kahn traversal instead — an ALLOC of a staging tier waits while another
-//! buffer of its tier is live — which can stall; then no order is returned ([`None`]) and the
-//! caller reports why its own turns fail. A module whose ops name at most one buffer of each
-//! staging tier per group of the decomposition (every cube kernel: an L0C accumulation whose
-//! steps each read one L0A and one L0B tile) never gets stuck.
+//! buffer of its tier is live — which is greedy and can stall. A module whose ops name at most
+//! one buffer of each staging tier per group of the decomposition (every cube kernel: an L0C
+//! accumulation whose steps each read one L0A and one L0B tile) never gets stuck.
 //!
 //! **Retrying** ([`exclusive_order_retrying`], what the callers use): the key decides which
 //! group and which grant come first, and a key that follows a scrambled numbering can walk the
@@ -43,14 +42,28 @@
 //! order is tried again with three structural keys — ASAP/ALAP-style levels of the graph, each
 //! tie broken by the given key: the longest path through the op (shortest first: ops off the
 //! critical paths, whose buffers live briefly, go first), the longest path to a sink (longest
-//! first) and the longest path from a source (shortest first). On generated `random` modules
-//! (several staging tiers chained through shared ops) renumbered in random topological orders
-//! these rescue many numberings the given key gets stuck on, but not all (see docs/search.md);
-//! the first key that succeeds wins, so where the given key works the result is unchanged.
+//! first) and the longest path from a source (shortest first). The first key that succeeds
+//! wins, so where the given key works the result is unchanged. When all four stall, the
+//! decomposition runs once more with the given key, and each set on which the gated traversal
+//! stalls is handed to the complete search (`super::backtrack`).
+//!
+//! # Why it finds an order whenever one exists
+//! The decomposition loses nothing: a set S has an L0-exclusive order exactly when each of its
+//! groups has one. If π orders S, its restriction to a group G keeps every edge inside G (the
+//! relative order of G's ops is π's) and every tier exclusive (the ALLOCs and FREEs of G's
+//! buffers keep their relative order, so disjoint lifetimes stay disjoint); G is closed under
+//! the paths between its ops (above), so that restriction is an order of G. Conversely the
+//! groups' orders, emitted whole in a topological order of the groups, order S (above). So the
+//! only place an order can be missed is a set the gated traversal stalls on, and the backtracking
+//! search there is complete up to its state limit. When it proves a set has no exclusive order
+//! the module has none ([`TurnSearch::Exhausted`]); when it hits its limit the answer is unknown
+//! ([`TurnSearch::Limit`]); either way the caller reports the input turns' cycle with that outcome.
 //!
 //! Deterministic for a given key (ties by op index). O(d · (V + E) log V) for a nesting depth
-//! d ≤ staging tiers + 1, four times over when retrying.
+//! d ≤ staging tiers + 1, five times over when retrying, plus the backtracking search's cost on
+//! the sets the gated traversal stalls on (`super::backtrack`).
 
+use super::backtrack::{searched_order, TurnSearch};
 use super::components::{strongly_connected, Partition};
 use super::gated::gated_order;
 use super::graph::Graph;
@@ -59,29 +72,35 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// An L0-exclusive topological order of `graph` (built without L0 turns), groups and ops taken
-/// by smallest `key` where the order is free; `None` when the decomposition gets stuck and the
-/// gated traversal stalls (see the header).
-pub(crate) fn exclusive_order<K: Ord + Copy>(graph: &Graph<'_>, key: &[K]) -> Option<Vec<OpId>> {
+/// by smallest `key` where the order is free; with `complete`, the sets the gated traversal
+/// stalls on are searched (`super::backtrack`). `Err(None)`: stalled without a search.
+fn exclusive_order<K: Ord + Copy>(
+    graph: &Graph<'_>,
+    key: &[K],
+    complete: bool,
+) -> Result<Vec<OpId>, Option<TurnSearch>> {
     let n = graph.len();
     let mut nesting = Nesting {
         graph,
         key,
+        complete,
         local: vec![usize::MAX; n],
         out: Vec::with_capacity(n),
     };
     let all: Vec<OpId> = (0..n).map(OpId::new).collect();
-    nesting.emit(&all).then_some(nesting.out)
+    nesting.emit(&all).map(|()| nesting.out)
 }
 
 /// [`exclusive_order`] by `key`; when that gets stuck, by structural keys, each with `key`
 /// breaking its ties: the longest path through the op, shortest first; the longest path to a
-/// sink, longest first; the longest path from a source, shortest first (see the header).
+/// sink, longest first; the longest path from a source, shortest first; when those get stuck
+/// too, by `key` with the complete search (see the header).
 pub(crate) fn exclusive_order_retrying<K: Ord + Copy>(
     graph: &Graph<'_>,
     key: &[K],
-) -> Option<Vec<OpId>> {
-    if let Some(order) = exclusive_order(graph, key) {
-        return Some(order);
+) -> Result<Vec<OpId>, TurnSearch> {
+    if let Ok(order) = exclusive_order(graph, key, false) {
+        return Ok(order);
     }
     let n = graph.len();
     let topo = graph.topological();
@@ -100,10 +119,15 @@ pub(crate) fn exclusive_order_retrying<K: Ord + Copy>(
     let tallest = height.iter().copied().max().unwrap_or(0);
     let through: Vec<usize> = (0..n).map(|v| depth[v] + height[v]).collect();
     let to_sink: Vec<usize> = height.iter().map(|&h| tallest - h).collect();
-    [through, to_sink, depth].iter().find_map(|primary| {
+    let structural = [through, to_sink, depth].iter().find_map(|primary| {
         let keys: Vec<(usize, K)> = (0..n).map(|v| (primary[v], key[v])).collect();
-        exclusive_order(graph, &keys)
-    })
+        exclusive_order(graph, &keys, false).ok()
+    });
+    match structural {
+        Some(order) => Ok(order),
+        None => exclusive_order(graph, key, true)
+            .map_err(|outcome| outcome.unwrap_or(TurnSearch::Exhausted)),
+    }
 }
 
 /// The staging tier of `buffer`, if it is one.
@@ -115,6 +139,8 @@ pub(crate) fn staging_tier(graph: &Graph<'_>, buffer: BufferId) -> Option<TierId
 struct Nesting<'g, 'm, K> {
     graph: &'g Graph<'m>,
     key: &'g [K],
+    /// Whether a set the gated traversal stalls on is searched (`super::backtrack`).
+    complete: bool,
     /// Per op: its index in the set being processed (stale entries are checked against it).
     local: Vec<usize>,
     out: Vec<OpId>,
@@ -126,8 +152,9 @@ impl<K: Ord + Copy> Nesting<'_, '_, K> {
         set.get(self.local[v.index()]) == Some(&v)
     }
 
-    /// Emits `set` (see the header); false when it got stuck and the gated traversal stalled.
-    fn emit(&mut self, set: &[OpId]) -> bool {
+    /// Emits `set` (see the header); an error when it got stuck, the gated traversal stalled
+    /// and (with `complete`) the search found no order.
+    fn emit(&mut self, set: &[OpId]) -> Result<(), Option<TurnSearch>> {
         for (i, &v) in set.iter().enumerate() {
             self.local[v.index()] = i;
         }
@@ -158,7 +185,7 @@ impl<K: Ord + Copy> Nesting<'_, '_, K> {
         let tiers: Vec<TierId> = tiers.into_iter().filter(|&t| contended(t)).collect();
         if tiers.is_empty() {
             self.kahn(set);
-            return true;
+            return Ok(());
         }
         let mut part = Partition::new(set.len());
         for pair in named.windows(2) {
@@ -221,9 +248,7 @@ impl<K: Ord + Copy> Nesting<'_, '_, K> {
             .map(|k| Reverse((firsts[k], k)))
             .collect();
         while let Some(Reverse((_, k))) = ready.pop() {
-            if !self.emit(&groups[k]) {
-                return false;
-            }
+            self.emit(&groups[k])?;
             for &s in &succ[k] {
                 missing[s] -= 1;
                 if missing[s] == 0 {
@@ -231,7 +256,7 @@ impl<K: Ord + Copy> Nesting<'_, '_, K> {
                 }
             }
         }
-        true
+        Ok(())
     }
 
     /// Kahn over `set` (whose `local` indices are current) by key; `set` is closed under the
@@ -264,14 +289,15 @@ impl<K: Ord + Copy> Nesting<'_, '_, K> {
         }
     }
 
-    /// A set the decomposition cannot split, by the gated traversal (`super::gated`).
-    fn gated(&mut self, set: &[OpId]) -> bool {
-        match gated_order(self.graph, set, &self.local, self.key) {
-            Some(order) => {
-                self.out.extend(order);
-                true
-            }
-            None => false,
-        }
+    /// A set the decomposition cannot split, by the gated traversal (`super::gated`), and
+    /// where that stalls, with `complete`, by the search (`super::backtrack`).
+    fn gated(&mut self, set: &[OpId]) -> Result<(), Option<TurnSearch>> {
+        let order = match gated_order(self.graph, set, &self.local, self.key) {
+            Some(order) => order,
+            None if self.complete => searched_order(self.graph, set, &self.local, self.key)?,
+            None => return Err(None),
+        };
+        self.out.extend(order);
+        Ok(())
     }
 }

@@ -9,6 +9,7 @@
 //! Dependencies naming an op outside the arena are ignored (the structural verifier reports them).
 //! O(V + E + operands + B log B) time and space.
 
+use super::backtrack::TurnSearch;
 use super::error::{Link, OrderError};
 use super::exclusive::exclusive_order_retrying;
 use super::gate::{l0_turns, L0Turns};
@@ -74,6 +75,9 @@ pub(crate) struct Graph<'m> {
     pred: Vec<OpId>,
     free_of: Vec<Option<OpId>>,
     turns: L0Turns,
+    /// How the search for turns from the graph ended, when the input's own turns close a cycle
+    /// and it found none.
+    pub(crate) turn_search: Option<TurnSearch>,
 }
 
 impl<'m> Graph<'m> {
@@ -88,9 +92,10 @@ impl<'m> Graph<'m> {
     /// The turns are the incoming σ's ([`super::gate`]) when they close no cycle; otherwise they
     /// are taken from an order derived from the graph alone ([`super::exclusive`]), keyed like
     /// the gate's witness σ' (incoming position, each FREE just after what it waits for), so a
-    /// renumbered input gets turns whenever the decomposition finds an exclusive order (with
-    /// those keys or, when they get stuck, with the structural keys it retries). When it finds
-    /// none either, the incoming turns stay and the traversal reports their cycle.
+    /// renumbered input gets turns whenever an exclusive order exists (the decomposition with
+    /// those keys, the structural keys it retries, and its complete search). When it finds none
+    /// (none exists, or its search hit its state limit), the incoming turns stay and the
+    /// traversal reports their cycle, saying how the search ended.
     pub(crate) fn build_with(module: &'m Module, with_turns: bool) -> Result<Self, OrderError> {
         let parts = Parts::of(module);
         if !with_turns || !module.target.l0_exclusive {
@@ -106,8 +111,14 @@ impl<'m> Graph<'m> {
             return Ok(graph);
         }
         let bare = Self::assemble(module, parts.clone(), L0Turns::none(module.buffers.len()));
-        let Some(witness) = exclusive_order_retrying(&bare, &bare.reference_keys()) else {
-            return Ok(graph);
+        let witness = match exclusive_order_retrying(&bare, &bare.reference_keys()) {
+            Ok(witness) => witness,
+            Err(search) => {
+                return Ok(Graph {
+                    turn_search: Some(search),
+                    ..graph
+                })
+            }
         };
         let mut position = vec![0; witness.len()];
         for (i, op) in witness.iter().enumerate() {
@@ -168,6 +179,7 @@ impl<'m> Graph<'m> {
             pred,
             free_of,
             turns,
+            turn_search: None,
         }
     }
 

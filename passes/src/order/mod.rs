@@ -2,12 +2,13 @@
 //! memory-first, critical-first), all one Kahn engine over one precedence graph with the L0 gate.
 //!
 //! Layout: `graph.rs` builds the precedence graph (dependencies, buffer lifetimes, L0 turns from
-//! `gate.rs`, or from `exclusive.rs` — with `gated.rs` and `components.rs` — when the input's
-//! own turns close a cycle); `engine.rs` is the Kahn traversal with a pluggable selector; one file per policy;
+//! `gate.rs`, or from `exclusive.rs` — with `gated.rs`, `backtrack.rs` and `components.rs` — when
+//! the input's own turns close a cycle); `engine.rs` is the Kahn traversal with a pluggable selector; one file per policy;
 //! [`pass`] holds the `mpas` and `order` passes; [`table`] the order-sensitivity table. Every
 //! policy returns an order listing every op once, respecting every edge, L0-exclusive when the
 //! target asks — or an [`OrderError`], never a partial order.
 
+mod backtrack;
 pub(crate) mod components;
 pub(crate) mod engine;
 mod error;
@@ -26,6 +27,7 @@ pub mod pass;
 pub mod stable;
 pub mod table;
 
+pub use backtrack::TurnSearch;
 pub use critical_first::critical_first_order;
 pub use error::{Link, OrderError, Step};
 pub use input::input_order;
