@@ -460,3 +460,94 @@ proptest! {
         prop_assert!(generate(&spec) == m);
     }
 }
+
+/// Weisfeiler–Lehman labels of every op after `rounds` rounds, sorted: equal for isomorphic
+/// command DAGs whatever their numbering. An op starts from its kind and the tiers it names.
+fn wl_labels(m: &Module, rounds: usize) -> Vec<u64> {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let hash = |value: &dyn Fn(&mut DefaultHasher)| {
+        let mut h = DefaultHasher::new();
+        value(&mut h);
+        h.finish()
+    };
+    let mut label: Vec<u64> = m
+        .ops
+        .iter()
+        .map(|op| {
+            let tiers: Vec<&str> = op.kind.buffers().iter().map(|&b| tier_name(m, b)).collect();
+            let kind = match &op.kind {
+                OpKind::Alloc { .. } => "ALLOC".to_owned(),
+                OpKind::Free { .. } => "FREE".to_owned(),
+                OpKind::Compute { opcode, .. } => opcode.clone(),
+                other => format!("{other:?}"),
+            };
+            hash(&|h| (&kind, &tiers).hash(h))
+        })
+        .collect();
+    let mut succs = vec![Vec::new(); m.ops.len()];
+    for id in m.op_ids() {
+        for d in &m.op(id).deps {
+            succs[d.op.index()].push(id.index());
+        }
+    }
+    for _ in 0..rounds {
+        label = m
+            .op_ids()
+            .map(|id| {
+                let mut before: Vec<u64> = m.op(id).deps.iter().map(|d| label[d.op.index()]).collect();
+                let mut after: Vec<u64> = succs[id.index()].iter().map(|&s| label[s]).collect();
+                before.sort_unstable();
+                after.sort_unstable();
+                hash(&|h| (label[id.index()], &before, &after).hash(h))
+            })
+            .collect();
+    }
+    label.sort_unstable();
+    label
+}
+
+/// `heads-kv` and `heads-q` are one DAG in two numberings: for each seed the same labels after
+/// six rounds of Weisfeiler–Lehman refinement, but a different σ; and the heads have unequal
+/// query and key/value blocks (two MATMULs per block: more than a square's worth).
+#[test]
+fn heads_nestings_are_one_dag_numbered_two_ways() {
+    for (nodes, seed) in [(60, 1), (700, 2), (3000, 3)] {
+        let kv = generate(&GenSpec {
+            shape: Shape::HeadsKv,
+            nodes,
+            seed,
+        });
+        let q = generate(&GenSpec {
+            shape: Shape::HeadsQ,
+            nodes,
+            seed,
+        });
+        assert_eq!(kv.ops.len(), q.ops.len());
+        assert_eq!(wl_labels(&kv, 6), wl_labels(&q, 6), "{}", kv.name);
+        if nodes > 100 {
+            let opcodes = |m: &Module| -> Vec<String> {
+                m.ops
+                    .iter()
+                    .filter_map(|op| match &op.kind {
+                        OpKind::Compute { opcode, .. } => Some(opcode.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            assert_ne!(opcodes(&kv), opcodes(&q), "{}: same σ", kv.name);
+        }
+    }
+    // Different seeds are different DAGs (the check can fail).
+    let other = |seed| {
+        wl_labels(
+            &generate(&GenSpec {
+                shape: Shape::HeadsKv,
+                nodes: 700,
+                seed,
+            }),
+            6,
+        )
+    };
+    assert_ne!(other(2), other(5));
+}

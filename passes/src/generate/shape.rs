@@ -1,6 +1,7 @@
 //! The workload shapes a user can ask for, by their command-line names.
 //!
-//! Names are kebab-case words (`matmul`, `attention`, `conv`, `random`, `resnet`); `Display` and
+//! Names are kebab-case words (`matmul`, `attention`, `conv`, `random`, `resnet`, `heads-kv`,
+//! `heads-q`); `Display` and
 //! `FromStr` are inverse, so a CLI can take `--shape attention` and print the shape back. O(1).
 
 use std::fmt;
@@ -19,16 +20,23 @@ pub enum Shape {
     Random,
     /// A deep residual conv network: small L1 tiles read by several CONVs through one L0 tier.
     Resnet,
+    /// Attention heads of unequal query and key/value blocks, each tile loaded once, numbered
+    /// with the key/value loop outside.
+    HeadsKv,
+    /// The same DAG as [`Shape::HeadsKv`] for a seed, numbered with the query loop outside.
+    HeadsQ,
 }
 
 impl Shape {
     /// Every shape, in the order `--help` lists them.
-    pub const ALL: [Shape; 5] = [
+    pub const ALL: [Shape; 7] = [
         Shape::Matmul,
         Shape::Attention,
         Shape::Conv,
         Shape::Random,
         Shape::Resnet,
+        Shape::HeadsKv,
+        Shape::HeadsQ,
     ];
 
     /// The command-line name.
@@ -39,6 +47,8 @@ impl Shape {
             Shape::Conv => "conv",
             Shape::Random => "random",
             Shape::Resnet => "resnet",
+            Shape::HeadsKv => "heads-kv",
+            Shape::HeadsQ => "heads-q",
         }
     }
 }
@@ -90,7 +100,8 @@ mod tests {
         let e = "Matmul".parse::<Shape>().unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown shape \"Matmul\"; valid shapes: matmul, attention, conv, random, resnet"
+            "unknown shape \"Matmul\"; valid shapes: matmul, attention, conv, random, resnet, \
+             heads-kv, heads-q"
         );
     }
 }

@@ -9,9 +9,12 @@
 #![allow(dead_code)]
 
 use lattice_lir::contest::{import_graph, ImportOptions};
-use lattice_lir::{Module, Phase, Target};
+use lattice_lir::{Module, OpId, Phase, Target};
 use lattice_passes::analysis::bottom_levels;
+use lattice_passes::cpe::refine;
+use lattice_passes::dlr::plan;
 use lattice_passes::order::{mpas_order, MpasOptions};
+use lattice_passes::search::{BackEnd, Measure};
 use lattice_passes::verify::{replay, Category, ReplayOptions};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -33,6 +36,38 @@ pub fn check_plan(m: &Module) -> Replay {
     Replay {
         spills: result.metrics.spill_count,
         traffic: result.metrics.extra_traffic,
+    }
+}
+
+/// The back end (`dlr`, then `cpe` when `back_end` has it) run on `order` for real: the replay's
+/// metrics, after checking the plan.
+pub fn pipeline(m: &Module, order: &[OpId], back_end: &BackEnd) -> Measure {
+    let scheduled = Module {
+        schedule: order.to_vec(),
+        phase: Phase::Scheduled,
+        ..m.clone()
+    };
+    let planned = plan(&scheduled, &back_end.dlr)
+        .unwrap_or_else(|e| panic!("{}: dlr: {e}", m.name))
+        .module;
+    let last = match &back_end.cpe {
+        Some(options) => {
+            refine(&planned, options)
+                .unwrap_or_else(|e| panic!("{}: cpe: {e}", m.name))
+                .module
+        }
+        None => planned,
+    };
+    let result = replay(&last, &ReplayOptions::default());
+    let shown = &result.violations[..result.violations.len().min(3)];
+    assert!(result.violations.is_empty(), "{}: {shown:?}", m.name);
+    let r = result.metrics;
+    Measure {
+        peak: r.logical_peak,
+        traffic: r.extra_traffic,
+        spills: r.spill_count,
+        makespan: r.makespan,
+        peak_points: 0,
     }
 }
 

@@ -32,7 +32,7 @@ pub(crate) struct Attention {
 }
 
 /// The running state of the online softmax across blocks.
-struct Running {
+pub(crate) struct Running {
     max: BufferId,
     sum: BufferId,
     out: BufferId,
@@ -41,15 +41,27 @@ struct Running {
 impl Attention {
     /// Draws the tile sizes.
     pub(crate) fn new(b: &Builder, rng: &mut Rng) -> Self {
+        Attention::sized(b, rng.range(3, 4), 3)
+    }
+
+    /// L1 tiles of `span >> tile_shift`, UB rows of `span >> row_shift`, the rest as [`Self::new`].
+    pub(crate) fn sized(b: &Builder, tile_shift: usize, row_shift: usize) -> Self {
         let m = b.machine;
         Attention {
-            tile: m.l1.frac(rng.range(3, 4)),
+            tile: m.l1.frac(tile_shift),
             l0a: m.l0a.frac(1),
             l0b: m.l0b.frac(1),
             score: m.l0c.frac(1),
-            row: m.ub.frac(3),
+            row: m.ub.frac(row_shift),
             stat: m.ub.frac(9),
         }
+    }
+
+    /// A new L1 tile loaded from outside.
+    pub(crate) fn load(&self, b: &mut Builder) -> BufferId {
+        let tile = b.alloc(b.machine.l1.id, self.tile);
+        b.copy_in(tile);
+        tile
     }
 
     /// Ops of a unit of `p[0]` blocks.
@@ -82,12 +94,19 @@ impl Attention {
         row
     }
 
-    /// One key/value block against `q`; creates the running state on the first block.
-    fn block(&self, b: &mut Builder, q: BufferId, run: Option<Running>) -> Running {
+    /// One key/value block against `q`; creates the running state on the first block. `kv`:
+    /// the key and value tiles when the caller loaded them (and frees them); without, each is
+    /// loaded here just before its product and freed after it.
+    pub(crate) fn block(
+        &self,
+        b: &mut Builder,
+        q: BufferId,
+        kv: Option<(BufferId, BufferId)>,
+        run: Option<Running>,
+    ) -> Running {
         let m = b.machine;
-        let k = b.alloc(m.l1.id, self.tile);
-        b.copy_in(k);
-        let s_acc = self.product(b, q, k, true);
+        let k = kv.map_or_else(|| self.load(b), |(k, _)| k);
+        let s_acc = self.product(b, q, k, kv.is_none());
         let s = self.drain(b, s_acc);
         let mj = b.alloc(m.ub.id, self.stat);
         b.vector(Vector::RowMax, mj, &[s]);
@@ -120,11 +139,12 @@ impl Attention {
         let p1 = b.alloc(m.l1.id, self.tile);
         b.ub_to_l1(p1, p);
         b.free(p);
-        let v = b.alloc(m.l1.id, self.tile);
-        b.copy_in(v);
+        let v = kv.map_or_else(|| self.load(b), |(_, v)| v);
         let o_acc = self.product(b, p1, v, false);
         b.free(p1);
-        b.free(v);
+        if kv.is_none() {
+            b.free(v);
+        }
         let o = self.drain(b, o_acc);
         let out = match &run {
             Some(r) => {
@@ -136,23 +156,11 @@ impl Attention {
         };
         Running { max, sum, out }
     }
-}
 
-impl Unit for Attention {
-    fn emit(&mut self, b: &mut Builder, rng: &mut Rng, budget: usize) -> bool {
-        let mut p = [rng.range(1, MAX_BLOCKS)];
-        if !shrink_to(&mut p, &[1], budget, Attention::cost) {
-            return false;
-        }
-        let m = b.machine;
-        let q = b.alloc(m.l1.id, self.tile);
-        b.copy_in(q);
-        let mut run = None;
-        for _ in 0..p[0] {
-            run = Some(self.block(b, q, run));
-        }
+    /// Scales the output of query block `q` by 1/l, stores it and frees `q` and its state.
+    pub(crate) fn finish(&self, b: &mut Builder, q: BufferId, run: Option<Running>) {
         if let Some(r) = run {
-            let rec = b.alloc(m.ub.id, self.stat);
+            let rec = b.alloc(b.machine.ub.id, self.stat);
             b.vector(Vector::Rec, rec, &[r.sum]);
             b.vector(Vector::Mul, r.out, &[rec]);
             b.free(rec);
@@ -162,6 +170,21 @@ impl Unit for Attention {
             b.free(r.out);
         }
         b.free(q);
+    }
+}
+
+impl Unit for Attention {
+    fn emit(&mut self, b: &mut Builder, rng: &mut Rng, budget: usize) -> bool {
+        let mut p = [rng.range(1, MAX_BLOCKS)];
+        if !shrink_to(&mut p, &[1], budget, Attention::cost) {
+            return false;
+        }
+        let q = self.load(b);
+        let mut run = None;
+        for _ in 0..p[0] {
+            run = Some(self.block(b, q, None, run));
+        }
+        self.finish(b, q, run);
         true
     }
 }

@@ -1,5 +1,5 @@
 //! The workload shapes: each emits self-contained *units* (a matmul output block, an attention
-//! query block, a conv block, a random step, a resnet layer) until the node budget is spent.
+//! query block, a conv block, a random step, a resnet layer, an attention head) until the node budget is spent.
 //!
 //! Contract of a unit, which the generator's exact node count rests on: given a budget, it either
 //! emits nothing and returns false (the budget is below its smallest unit), or emits ops that
@@ -10,6 +10,7 @@
 
 mod attention;
 mod conv;
+mod heads;
 mod matmul;
 mod random;
 mod resnet;
@@ -32,6 +33,8 @@ pub(crate) fn unit_of(shape: Shape, b: &Builder, rng: &mut Rng) -> Box<dyn Unit>
         Shape::Conv => Box::new(conv::Conv::new(b, rng)),
         Shape::Random => Box::new(random::Random::new()),
         Shape::Resnet => Box::new(resnet::Resnet::new()),
+        Shape::HeadsKv => Box::new(heads::Heads::new(b, true)),
+        Shape::HeadsQ => Box::new(heads::Heads::new(b, false)),
     }
 }
 
