@@ -495,7 +495,8 @@ fn wl_labels(m: &Module, rounds: usize) -> Vec<u64> {
         label = m
             .op_ids()
             .map(|id| {
-                let mut before: Vec<u64> = m.op(id).deps.iter().map(|d| label[d.op.index()]).collect();
+                let mut before: Vec<u64> =
+                    m.op(id).deps.iter().map(|d| label[d.op.index()]).collect();
                 let mut after: Vec<u64> = succs[id.index()].iter().map(|&s| label[s]).collect();
                 before.sort_unstable();
                 after.sort_unstable();

@@ -82,9 +82,7 @@ impl Unit for Heads {
         };
         for (i, j) in cells {
             let kv = *pairs[j].get_or_insert_with(|| self.pair(b));
-            let (q, run) = queries[i]
-                .take()
-                .unwrap_or_else(|| (att.load(b), None));
+            let (q, run) = queries[i].take().unwrap_or_else(|| (att.load(b), None));
             let run = att.block(b, q, Some(kv), run);
             if j + 1 == nk {
                 att.finish(b, q, Some(run));
