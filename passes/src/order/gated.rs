@@ -16,9 +16,8 @@
 //! Each grant keeps the graph of what is left, with the turns taken so far, acyclic, but a
 //! greedy gate can still stall (two safe grants on different tiers that exclude each other
 //! later); then no order is returned. Every order it returns keeps every edge (Kahn) and every
-//! staging tier exclusive (the gate). It is a heuristic: the decomposition's guarantee does not
-//! extend to these sets, and a set it gives up on makes the caller report the incoming turns'
-//! cycle.
+//! staging tier exclusive (the gate). It is a heuristic, tried first because it is cheap: a set
+//! it gives up on with every key goes to the complete search (`super::backtrack`).
 //!
 //! O((S + E_S) · (log S + g)) for a set of S ops and E_S edges, with g grants tried per op
 //! (each safety walk is O(S + E_S)); the walk is why this runs only on sets the decomposition
