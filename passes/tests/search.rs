@@ -7,44 +7,17 @@
 
 mod common;
 
-use lattice_lir::{Module, OpId, Phase};
+use common::pipeline;
+use lattice_lir::Module;
 use lattice_passes::analysis::bottom_levels;
-use lattice_passes::cpe::refine;
-use lattice_passes::dlr::plan;
 use lattice_passes::generate::{generate_for, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::search::{
     search, BackEnd, Budget, Measure, Objective, Progress, SearchOptions, Silent,
 };
-use lattice_passes::verify::{replay, ReplayOptions};
 use proptest::prelude::*;
 use std::num::{NonZeroU32, NonZeroU64};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The back end run on `order` for real: the pipeline's metrics, after checking the plan.
-fn pipeline(m: &Module, order: &[OpId], back_end: &BackEnd) -> Measure {
-    let scheduled = Module {
-        schedule: order.to_vec(),
-        phase: Phase::Scheduled,
-        ..m.clone()
-    };
-    let planned = plan(&scheduled, &back_end.dlr).expect("plans").module;
-    let last = match &back_end.cpe {
-        Some(options) => refine(&planned, options).expect("refines").module,
-        None => planned,
-    };
-    let result = replay(&last, &ReplayOptions::default());
-    let shown = &result.violations[..result.violations.len().min(3)];
-    assert!(result.violations.is_empty(), "{}: {shown:?}", m.name);
-    let r = result.metrics;
-    Measure {
-        peak: r.logical_peak,
-        traffic: r.extra_traffic,
-        spills: r.spill_count,
-        makespan: r.makespan,
-        peak_points: 0,
-    }
-}
 
 fn objective_value(objective: Objective, m: &Measure) -> u64 {
     match objective {
