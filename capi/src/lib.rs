@@ -409,17 +409,17 @@ pub unsafe extern "C" fn lattice_check_pipeline(pipeline: LatticeStr) -> *mut La
     checked.err().unwrap_or_default().seal()
 }
 
-/// Runs `passes` on `m` on the threads of `executor` — as one pass of a host's pipeline
-/// (`pipeline` false: `passes` holds one pass) or as a whole lattice pipeline — and reports
-/// what they did.
+/// Runs the passes `passes` reads from the caller's arguments on `m` on the threads of
+/// `executor` — as one pass of a host's pipeline (`pipeline` false: one pass) or as a whole
+/// lattice pipeline — and reports what they did; reading the arguments is guarded as the run is.
 fn run_on(
     m: &mut LatticeModule,
-    passes: Result<Vec<PassSpec>, LatticeReport>,
+    passes: impl FnOnce() -> Result<Vec<PassSpec>, LatticeReport>,
     pipeline: bool,
     executor: Option<&LatticeExecutor>,
 ) -> *mut LatticeReport {
     let ran = guarded(|| {
-        let passes = passes?;
+        let passes = passes()?;
         let before = Snapshot::of(&m.module);
         let ran = executor::with(executor, || {
             if pipeline {
@@ -477,16 +477,9 @@ pub unsafe extern "C" fn lattice_run_pass(
     executor: *const LatticeExecutor,
 ) -> *mut LatticeReport {
     // SAFETY: per the contract.
-    let spec = unsafe { pass_spec_from_c(&pass, names, values, count) };
+    let spec = || unsafe { pass_spec_from_c(&pass, names, values, count) }.map(|spec| vec![spec]);
     // SAFETY: per the contract.
-    unsafe {
-        run_on(
-            &mut *module,
-            spec.map(|spec| vec![spec]),
-            false,
-            executor.as_ref(),
-        )
-    }
+    unsafe { run_on(&mut *module, spec, false, executor.as_ref()) }
 }
 
 /// Runs the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax:
@@ -509,7 +502,7 @@ pub unsafe extern "C" fn lattice_run_pipeline(
     executor: *const LatticeExecutor,
 ) -> *mut LatticeReport {
     // SAFETY: per the contract.
-    let passes = unsafe { pipeline_from_c(&pipeline) };
+    let passes = || unsafe { pipeline_from_c(&pipeline) };
     // SAFETY: per the contract.
     unsafe { run_on(&mut *module, passes, true, executor.as_ref()) }
 }
