@@ -122,8 +122,8 @@ enum Command {
         /// 50K nodes (seed 1), or those of --shape and --nodes.
         #[arg(long)]
         generated: bool,
-        /// With --generated: only this shape (matmul, attention, conv, random, resnet, heads-kv
-        /// or heads-q).
+        /// With --generated: only this shape (matmul, attention, conv, random, resnet, heads-kv,
+        /// heads-q, matmul-rows or matmul-cols).
         #[arg(long, requires = "generated")]
         shape: Option<Shape>,
         /// With --generated: these node counts, comma-separated, instead of 2K, 12K and 50K.
@@ -204,7 +204,8 @@ enum Command {
         )]
         nodes: Vec<usize>,
         /// Shape of the DAGs: generated (matmul, attention, conv, random, resnet, heads-kv,
-        /// heads-q) or a stress workload on one buffer (chain, fan-in, fan-out).
+        /// heads-q, matmul-rows, matmul-cols) or a stress workload on one buffer (chain, fan-in,
+        /// fan-out).
         #[arg(long, default_value = "attention")]
         shape: scale::Workload,
         /// Seed of the generator.

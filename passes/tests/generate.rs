@@ -508,19 +508,26 @@ fn wl_labels(m: &Module, rounds: usize) -> Vec<u64> {
     label
 }
 
-/// `heads-kv` and `heads-q` are one DAG in two numberings: for each seed the same labels after
-/// six rounds of Weisfeiler–Lehman refinement, but a different σ; and the heads have unequal
-/// query and key/value blocks (two MATMULs per block: more than a square's worth).
+/// `heads-kv` and `heads-q`, and `matmul-rows` and `matmul-cols`, are one DAG in two
+/// numberings: for each seed the same labels after six rounds of Weisfeiler–Lehman refinement,
+/// but a different σ.
 #[test]
-fn heads_nestings_are_one_dag_numbered_two_ways() {
-    for (nodes, seed) in [(60, 1), (700, 2), (3000, 3)] {
+fn loop_nestings_are_one_dag_numbered_two_ways() {
+    let pairs = [
+        (Shape::HeadsKv, Shape::HeadsQ),
+        (Shape::MatmulRows, Shape::MatmulCols),
+    ];
+    for ((one, other), (nodes, seed)) in pairs
+        .into_iter()
+        .flat_map(|pair| [(60, 1), (700, 2), (3000, 3)].map(|size| (pair, size)))
+    {
         let kv = generate(&GenSpec {
-            shape: Shape::HeadsKv,
+            shape: one,
             nodes,
             seed,
         });
         let q = generate(&GenSpec {
-            shape: Shape::HeadsQ,
+            shape: other,
             nodes,
             seed,
         });
@@ -540,15 +547,16 @@ fn heads_nestings_are_one_dag_numbered_two_ways() {
         }
     }
     // Different seeds are different DAGs (the check can fail).
-    let other = |seed| {
+    let labels = |shape, seed| {
         wl_labels(
             &generate(&GenSpec {
-                shape: Shape::HeadsKv,
+                shape,
                 nodes: 700,
                 seed,
             }),
             6,
         )
     };
-    assert_ne!(other(2), other(5));
+    assert_ne!(labels(Shape::HeadsKv, 2), labels(Shape::HeadsKv, 5));
+    assert_ne!(labels(Shape::MatmulRows, 2), labels(Shape::MatmulRows, 5));
 }

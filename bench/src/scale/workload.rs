@@ -64,7 +64,7 @@ mod tests {
         let err = "cube".parse::<Workload>().unwrap_err();
         assert_eq!(
             err,
-            "unknown shape \"cube\"; valid shapes: matmul, attention, conv, random, resnet, heads-kv, heads-q, chain, fan-in, fan-out"
+            "unknown shape \"cube\"; valid shapes: matmul, attention, conv, random, resnet, heads-kv, heads-q, matmul-rows, matmul-cols, chain, fan-in, fan-out"
         );
     }
 }

@@ -53,7 +53,7 @@ pub fn bounds_table(modules: &[Module]) -> Result<String, (String, BoundError)> 
 /// module below a family's smallest unit.
 pub fn sizes(shape: Shape) -> std::ops::RangeInclusive<usize> {
     match shape {
-        Shape::Matmul | Shape::Conv => 19..=31,
+        Shape::Matmul | Shape::Conv | Shape::MatmulRows | Shape::MatmulCols => 19..=31,
         Shape::Attention | Shape::Random | Shape::Resnet | Shape::HeadsKv | Shape::HeadsQ => 8..=20,
     }
 }

@@ -19,8 +19,8 @@
 //!   it, so the trivial plan of a generated module always succeeds and verifies;
 //! - **size**: exactly `nodes` ops (contest nodes), except that 1 and 2 give 3: the shape emits
 //!   whole units while they fit the remaining budget, then small load/compute/store groups fill
-//!   the rest (`pad.rs`). Below the smallest unit of a shape (19 ops for matmul and conv, 51 for
-//!   attention, 3 for random, 20 for resnet) a module holds only such groups;
+//!   the rest (`pad.rs`). Below the smallest unit of a shape (19 ops for matmul, conv and
+//!   `matmul-*`, 51 for attention and `heads-*`, 3 for random, 20 for resnet) a module holds only such groups;
 //! - **determinism**: the module is a pure function of (shape, nodes, seed) and the target; the
 //!   name `gen-<shape>-n<nodes>-s<seed>` says which.
 //!

@@ -1,7 +1,7 @@
 //! The workload shapes a user can ask for, by their command-line names.
 //!
 //! Names are kebab-case words (`matmul`, `attention`, `conv`, `random`, `resnet`, `heads-kv`,
-//! `heads-q`); `Display` and
+//! `heads-q`, `matmul-rows`, `matmul-cols`); `Display` and
 //! `FromStr` are inverse, so a CLI can take `--shape attention` and print the shape back. O(1).
 
 use std::fmt;
@@ -25,11 +25,16 @@ pub enum Shape {
     HeadsKv,
     /// The same DAG as [`Shape::HeadsKv`] for a seed, numbered with the query loop outside.
     HeadsQ,
+    /// Matmul output tiles whose A row and B column panels are each loaded once, numbered with
+    /// the row loop outside.
+    MatmulRows,
+    /// The same DAG as [`Shape::MatmulRows`] for a seed, numbered with the column loop outside.
+    MatmulCols,
 }
 
 impl Shape {
     /// Every shape, in the order `--help` lists them.
-    pub const ALL: [Shape; 7] = [
+    pub const ALL: [Shape; 9] = [
         Shape::Matmul,
         Shape::Attention,
         Shape::Conv,
@@ -37,6 +42,8 @@ impl Shape {
         Shape::Resnet,
         Shape::HeadsKv,
         Shape::HeadsQ,
+        Shape::MatmulRows,
+        Shape::MatmulCols,
     ];
 
     /// The command-line name.
@@ -49,6 +56,8 @@ impl Shape {
             Shape::Resnet => "resnet",
             Shape::HeadsKv => "heads-kv",
             Shape::HeadsQ => "heads-q",
+            Shape::MatmulRows => "matmul-rows",
+            Shape::MatmulCols => "matmul-cols",
         }
     }
 }
@@ -101,7 +110,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unknown shape \"Matmul\"; valid shapes: matmul, attention, conv, random, resnet, \
-             heads-kv, heads-q"
+             heads-kv, heads-q, matmul-rows, matmul-cols"
         );
     }
 }

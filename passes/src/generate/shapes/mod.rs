@@ -1,5 +1,6 @@
 //! The workload shapes: each emits self-contained *units* (a matmul output block, an attention
-//! query block, a conv block, a random step, a resnet layer, an attention head) until the node budget is spent.
+//! query block, a conv block, a random step, a resnet layer, an attention head, a block of
+//! matmul tiles) until the node budget is spent.
 //!
 //! Contract of a unit, which the generator's exact node count rests on: given a budget, it either
 //! emits nothing and returns false (the budget is below its smallest unit), or emits ops that
@@ -14,6 +15,7 @@ mod heads;
 mod matmul;
 mod random;
 mod resnet;
+mod tiles;
 
 use super::builder::Builder;
 use super::Shape;
@@ -35,6 +37,8 @@ pub(crate) fn unit_of(shape: Shape, b: &Builder, rng: &mut Rng) -> Box<dyn Unit>
         Shape::Resnet => Box::new(resnet::Resnet::new()),
         Shape::HeadsKv => Box::new(heads::Heads::new(b, true)),
         Shape::HeadsQ => Box::new(heads::Heads::new(b, false)),
+        Shape::MatmulRows => Box::new(tiles::Tiles::new(b, true)),
+        Shape::MatmulCols => Box::new(tiles::Tiles::new(b, false)),
     }
 }
 
