@@ -126,6 +126,9 @@ struct Tally {
     gap_sum: f64,
     misses_by_family: [u64; 4],
     worst: Vec<(f64, String, u64, u64)>,
+    /// Seconds in `order-exact` and in `order-search`.
+    exact_seconds: f64,
+    search_seconds: f64,
 }
 
 /// The oracle's tables over the first `count` modules of [`oracle_module`]'s sequence; fails on
@@ -154,7 +157,10 @@ pub fn oracle_table(
                 },
             };
             // Past the state limit (generated modules always have an order the back end plans).
-            let Ok(optimum) = exact_order(&m, &exact).map(|found| found.optimum) else {
+            let started = Instant::now();
+            let solved = exact_order(&m, &exact).map(|found| found.optimum);
+            tally.exact_seconds += started.elapsed().as_secs_f64();
+            let Ok(optimum) = solved else {
                 tally.refused += 1;
                 continue;
             };
@@ -164,7 +170,9 @@ pub fn oracle_table(
                 back_end: exact.back_end.clone(),
                 ..options.clone()
             };
+            let started = Instant::now();
             let found = search(&m, &searched, &Silent).map_err(|e| (m.name.clone(), e))?;
+            tally.search_seconds += started.elapsed().as_secs_f64();
             let got = value(objective, &found.measure);
             tally.solved += 1;
             let gap = gap_percent(got, optimum).unwrap_or(f64::INFINITY);
@@ -186,7 +194,7 @@ pub fn oracle_table(
         options_text(options),
         started.elapsed().as_secs_f64()
     );
-    md.push_str("| objective | solved | refused | optimum reached | rate | mean gap | worst gap | misses: matmul / attention / conv / random |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+    md.push_str("| objective | solved | refused | optimum reached | rate | mean gap | worst gap | misses: matmul / attention / conv / random | exact s | search s |\n|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
     for (tally, objective) in tallies.iter_mut().zip(objectives) {
         tally
             .worst
@@ -197,12 +205,14 @@ pub fn oracle_table(
         let misses: Vec<String> = tally.misses_by_family.iter().map(u64::to_string).collect();
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {rate:.1}% | {mean:.2}% | {worst:.1}% | {} |",
+            "| {} | {} | {} | {} | {rate:.1}% | {mean:.2}% | {worst:.1}% | {} | {:.0} | {:.0} |",
             objective.print_option(),
             tally.solved,
             tally.refused,
             tally.reached,
-            misses.join(" / ")
+            misses.join(" / "),
+            tally.exact_seconds,
+            tally.search_seconds,
         );
     }
     md.push_str("\n| objective | module | search | optimum | gap |\n|---|---|---:|---:|---:|\n");

@@ -21,9 +21,13 @@
 //! A neighbour is accepted when its key is no worse than the current one or than the current
 //! key of `HISTORY` steps ago. Deterministic: the chain's moves come from its own SplitMix64
 //! stream, and it stops once its [`Allowance`] of steps or work units is spent (work counted by
-//! `super::score`, so it too is a function of the seed). Each step is one realization or an O(V)
-//! rotation, plus one evaluation.
+//! `super::score`, so it too is a function of the seed), or once its best meets the search's
+//! floor (`super::floor`: nothing better exists); a phase also ends once its moves keep
+//! returning to orders the chain has scored (`super::memo`, which answers those for O(V)
+//! instead of a scan). Each step is one realization or an O(V) rotation, plus one evaluation
+//! or memo lookup.
 
+use super::memo::{Lookup, Memo};
 use super::moves::{relocate, shift, window};
 use super::options::Objective;
 use super::progress::Progress;
@@ -31,6 +35,7 @@ use super::realize::{realize, TaskOrder};
 use super::repair::repair;
 use super::score::{key, realize_work, Allowance, Evaluator, Key, Measure, Spent};
 use super::tasks::Tasks;
+use crate::dlr::Tightened;
 use crate::order::graph::{Graph, Role};
 use crate::rng::Rng;
 use lattice_lir::{OpId, OpKind};
@@ -55,6 +60,8 @@ pub(crate) struct Found {
     /// Work units spent.
     pub(crate) work: u64,
     pub(crate) improvements: u64,
+    /// The orders the chain has scored.
+    pub(crate) memo: Memo,
 }
 
 impl Found {
@@ -78,11 +85,17 @@ pub(crate) struct Space<'a, 'm> {
     pub(crate) progress: &'a dyn Progress,
     /// The budget's kind (steps or work units), for `progress`.
     pub(crate) currency: Allowance,
+    /// The search's floor (`super::floor`): a chain whose best meets it stops.
+    pub(crate) floor: u64,
 }
 
 impl Space<'_, '_> {
-    fn out_of_time(&self) -> bool {
+    /// Whether a phase of the chain of `found` ends now: out of time, the best meets the floor
+    /// (nothing better exists), or the phase's moves keep returning to known orders.
+    fn stop(&self, found: &Found) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || found.key[0] <= self.floor
+            || found.memo.stale()
     }
 
     /// Counts `steps` steps and `work` units as spent by the chain of `found`.
@@ -93,11 +106,26 @@ impl Space<'_, '_> {
     }
 
     /// Scores `order`; `None` when it is infeasible or sure to be rejected against `bound`.
+    /// Scores `order`, or looks its tightened form up in the chain's memo when it was scored
+    /// before.
     fn score(&self, order: &[OpId], bound: &Key, found: &mut Found) -> Option<(Key, Measure)> {
-        let (measure, work) = self.evaluator.measure(order, Some(bound));
-        self.spend(found, 1, work);
-        let measure = measure?;
-        Some((key(self.evaluator.objective, &measure), measure))
+        let e = self.evaluator;
+        let tightened = found.memo.is_open().then(|| Tightened::of(e.module, order));
+        let mut lookup_work = 0;
+        if let Some(t) = &tightened {
+            lookup_work = e.tighten_work() + t.order().len() as u64;
+            if let Lookup::Hit(answer) = found.memo.lookup(t.order(), bound) {
+                self.spend(found, 1, lookup_work);
+                return answer;
+            }
+        }
+        let (measure, work) = e.measure(order, Some(bound));
+        self.spend(found, 1, lookup_work + work);
+        let answer = measure.map(|m| (key(e.objective, &m), m));
+        if let Some(t) = &tightened {
+            found.memo.record(t.order(), bound, answer);
+        }
+        answer
     }
 }
 
@@ -131,7 +159,8 @@ pub(crate) fn chain(
 /// moves, [`REPAIR_MOVES`] per step, then one evaluation of the repaired order; a work
 /// allowance is worth as many steps as it buys at the chain's average cost per step so far.
 fn repair_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, allowance: Allowance) {
-    if allowance.is_empty() || space.out_of_time() {
+    found.memo.new_phase();
+    if allowance.is_empty() || space.stop(found) {
         return;
     }
     let per_step = found.work / found.evaluations.max(1);
@@ -162,8 +191,9 @@ fn task_phase(
     let flippable = space.tasks.flippable();
     let start = found.spent();
     let mut steps = 0;
+    found.memo.new_phase();
     while allowance.allows(found.spent() - start) {
-        if space.out_of_time() {
+        if space.stop(found) {
             return;
         }
         let step = steps;
@@ -263,8 +293,9 @@ fn op_phase(space: &Space<'_, '_>, found: &mut Found, rng: &mut Rng, allowance: 
     let mut shifts = Vec::new();
     let start = found.spent();
     let mut steps = 0;
+    found.memo.new_phase();
     while allowance.allows(found.spent() - start) {
-        if space.out_of_time() {
+        if space.stop(found) {
             return;
         }
         let step = steps;

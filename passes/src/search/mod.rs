@@ -34,6 +34,10 @@
 //!   longest batch so far (at first, MPAS's run, which a search-stage score never exceeds) fits
 //!   before it, the chains stop at it; and each batch of finalists starts only while the time
 //!   of the longest batch so far (at first, MPAS's run) is left.
+//! - **Floor** (`floor`): a value of the objective no order and plan beats. Once MPAS's run
+//!   meets it, the search returns MPAS's order; once a portfolio member meets it, no later member
+//!   is scored and no chain runs; a chain stops once its own best meets it. Each check reads
+//!   only results that come in a fixed order, so the stops are as deterministic as the budget.
 //! - **Never worse than MPAS**: MPAS's order is always run through the back end, before any
 //!   other, and the finalist kept has the smallest final key, so the result's objective is at
 //!   most MPAS's under the same back end.
@@ -42,8 +46,10 @@
 //! move + one score) + finalists × back end).
 
 mod family;
+mod floor;
 mod grid;
 mod local;
+mod memo;
 mod moves;
 mod nest;
 pub mod options;
@@ -72,10 +78,11 @@ use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
 use lattice_lir::{Module, OpId, Phase};
 use local::{chain, Space};
+use memo::Memo;
 use options::AUTO_WORK;
 use portfolio::{portfolio, Start};
 use realize::{realize, TaskOrder};
-use score::{key, realize_work, Allowance, Evaluator, FinishError, Key, Spent};
+use score::{key, realize_work, value, Allowance, Evaluator, FinishError, Key, Spent};
 use std::time::{Duration, Instant};
 use tasks::Tasks;
 
@@ -188,6 +195,7 @@ pub fn search_with(
         ..module.clone()
     };
     let evaluator = Evaluator::new(&work, options.objective, &options.back_end);
+    let floor = floor::floor(module, options.objective);
     let threads = options.threads.get() as usize;
     let deadline =
         (options.time_limit > 0).then(|| clock + Duration::from_secs(options.time_limit));
@@ -256,7 +264,9 @@ pub fn search_with(
     let reserve = (per_final * rounds).min(Duration::from_secs(options.time_limit) / 2);
     let stop = deadline.map(|d| d - reserve);
     let out_of_time = || stop.is_some_and(|d| Instant::now() >= d);
-    if out_of_time() {
+    let objective = options.objective;
+    let meets_floor = |m: &Measure| value(objective, m) <= floor;
+    if out_of_time() || meets_floor(&mpas) {
         return Ok(Searched {
             order: mpas_order,
             measure: mpas,
@@ -290,7 +300,9 @@ pub fn search_with(
     let mut scores: Vec<Option<Measure>> = Vec::with_capacity(members.len());
     let mut spent = Spent::default();
     let mut longest: Option<Duration> = None;
-    while orders.len() < members.len() && (orders.is_empty() || budget.allows(spent)) {
+    // Whether a member meets the floor: the members after it are not scored, nor any chain run.
+    let mut met = false;
+    while !met && orders.len() < members.len() && (orders.is_empty() || budget.allows(spent)) {
         if stop.is_some_and(|d| Instant::now() + longest.unwrap_or(per_final) > d) {
             break;
         }
@@ -305,11 +317,13 @@ pub fn search_with(
             (order, measure, units + realized)
         });
         longest = longest.max(Some(started.elapsed()));
-        // Members past the budget are dropped, so the cut does not depend on the batch size.
+        // Members past the budget or past one that meets the floor are dropped, so the cut does
+        // not depend on the batch size.
         for (order, measure, units) in batch {
-            if !orders.is_empty() && !budget.allows(spent) {
+            if met || (!orders.is_empty() && !budget.allows(spent)) {
                 break;
             }
+            met = measure.as_ref().is_some_and(meets_floor);
             spent.steps += 1;
             spent.work += units;
             progress.advance(budget.cost(1, units));
@@ -318,7 +332,6 @@ pub fn search_with(
         }
     }
     members.truncate(orders.len());
-    let objective = options.objective;
     let mut ranked: Vec<(Key, usize)> = scores
         .iter()
         .enumerate()
@@ -333,7 +346,7 @@ pub fn search_with(
         Allowance::Steps(_) => Allowance::Steps(spent.steps),
         Allowance::Work(_) => Allowance::Work(spent.work),
     });
-    let chains = if ranked.is_empty() || left.is_empty() || out_of_time() {
+    let chains = if met || ranked.is_empty() || left.is_empty() || out_of_time() {
         0
     } else {
         match left {
@@ -360,6 +373,7 @@ pub fn search_with(
             deadline: stop,
             progress,
             currency: budget,
+            floor,
         };
         parallel(threads, chains, |c| {
             let tasks_from =
@@ -372,6 +386,7 @@ pub fn search_with(
                 evaluations: 0,
                 work: 0,
                 improvements: 0,
+                memo: Memo::of(module),
             };
             let seed = options.seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
             chain(&space, tasks_from, start, seed, left.share(c, chains))

@@ -249,6 +249,11 @@ impl<'m> Evaluator<'m> {
         }
     }
 
+    /// The work units of tightening an order (V + E).
+    pub(crate) fn tighten_work(&self) -> u64 {
+        self.size
+    }
+
     /// The work units of one final-stage run ([`Self::finish`]).
     pub(crate) fn finish_work(&self) -> u64 {
         FINISH_WEIGHT * self.size
