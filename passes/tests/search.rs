@@ -2,7 +2,8 @@
 //! and shrunk capacities that force spills) and on the shipped cases: every result is a legal,
 //! L0-exclusive order whose plan the independent verifier accepts; the back end run on it gives
 //! exactly the numbers the search reports; the result is the same at 1 and 2 threads, with a
-//! budget in steps (spent exactly) or in work units (spent to within one step per chain); and it
+//! budget in steps (spent exactly) or in work units (spent to within one step per chain), unless
+//! the search ended early (a plan met the floor, or the chains kept returning to known orders); and it
 //! is never worse than MPAS's order on the objective, under the same back end.
 
 mod common;
@@ -13,7 +14,7 @@ use lattice_passes::analysis::bottom_levels;
 use lattice_passes::generate::{generate_for, GenSpec, Shape};
 use lattice_passes::order::{mpas_order, MpasOptions};
 use lattice_passes::search::{
-    search, BackEnd, Budget, Measure, Objective, Progress, SearchOptions, Silent,
+    search, BackEnd, Budget, Ended, Measure, Objective, Progress, SearchOptions, Silent,
 };
 use proptest::prelude::*;
 use std::num::{NonZeroU32, NonZeroU64};
@@ -75,10 +76,14 @@ fn check(m: &Module, objective: Objective, budget: u64, back_end: BackEnd) {
         "{}: thread count changed the result",
         m.name
     );
-    assert_eq!(
-        one.evaluations, budget,
-        "{}: budget not spent exactly",
-        m.name
+    // The budget is spent exactly unless the search ended early (a plan met the floor, or
+    // every chain kept returning to known orders), and then never overspent.
+    assert!(
+        one.evaluations == budget || (one.ended != Ended::Budget && one.evaluations < budget),
+        "{}: budget not spent exactly ({} of {budget}, {:?})",
+        m.name,
+        one.evaluations,
+        one.ended
     );
     let mut sorted: Vec<usize> = one.order.iter().map(|op| op.index()).collect();
     sorted.sort_unstable();
@@ -175,7 +180,7 @@ fn a_work_budget_is_deterministic_and_spent() {
             assert_eq!((one.evaluations, one.work), (two.evaluations, two.work));
             // A step here costs far less than 200,000 units (a few times V + E).
             assert!(
-                one.work >= UNITS && one.work < UNITS + 5 * 200_000,
+                (one.work >= UNITS || one.ended != Ended::Budget) && one.work < UNITS + 5 * 200_000,
                 "{} {objective:?}: {} units of {UNITS}",
                 m.name,
                 one.work

@@ -51,6 +51,8 @@ pub(crate) struct Memo {
     stored: usize,
     /// Lookups in a row that hit.
     streak: u64,
+    /// Whether some phase went stale.
+    went_stale: bool,
 }
 
 /// A lookup's result: the answer scoring would give, or a miss.
@@ -87,6 +89,7 @@ impl Memo {
             Lookup::Hit(_) => self.streak + 1,
             Lookup::Miss => 0,
         };
+        self.went_stale |= self.stale();
         found
     }
 
@@ -107,6 +110,11 @@ impl Memo {
     /// Whether the last [`STALE`] lookups all hit.
     pub(crate) fn stale(&self) -> bool {
         self.streak >= STALE
+    }
+
+    /// Whether some phase of the chain went stale.
+    pub(crate) fn went_stale(&self) -> bool {
+        self.went_stale
     }
 
     /// Starts a new phase's count of hits in a row.

@@ -120,8 +120,21 @@ pub struct Searched {
     pub portfolio_best: u64,
     /// Best objective value (search stage) after the chains.
     pub search_best: u64,
+    /// Why the search stage ended before its budget was spent, if it did.
+    pub ended: Ended,
     /// Wall time.
     pub time: Duration,
+}
+
+/// Why the search stage ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Its budget was spent (or its time limit reached).
+    Budget,
+    /// A plan met the floor (`floor`): no plan of any order beats it.
+    Floor,
+    /// Some chain's moves kept returning to orders it had scored (`memo`).
+    Stale,
 }
 
 /// Why a search failed.
@@ -279,6 +292,11 @@ pub fn search_with(
             improvements: 0,
             portfolio_best: u64::MAX,
             search_best: u64::MAX,
+            ended: if meets_floor(&mpas) {
+                Ended::Floor
+            } else {
+                Ended::Budget
+            },
             time: clock.elapsed(),
         });
     }
@@ -460,6 +478,13 @@ pub fn search_with(
         improvements: found.iter().map(|f| f.improvements).sum(),
         portfolio_best,
         search_best,
+        ended: if met || found.iter().any(|f| f.key[0] <= floor) {
+            Ended::Floor
+        } else if found.iter().any(|f| f.memo.went_stale()) {
+            Ended::Stale
+        } else {
+            Ended::Budget
+        },
         time: clock.elapsed(),
     })
 }
