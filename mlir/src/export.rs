@@ -679,7 +679,7 @@ pub fn kind_word(kind: DepKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::tests::planned;
+    use crate::fixtures::planned;
     use lattice_passes::generate::Shape;
     use std::collections::BTreeSet;
 

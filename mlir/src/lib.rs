@@ -43,6 +43,8 @@ pub mod dialect;
 pub mod export;
 #[cfg(feature = "mlir")]
 pub mod external;
+#[cfg(all(test, feature = "mlir"))]
+mod fixtures;
 #[cfg(feature = "mlir")]
 pub mod host;
 #[cfg(feature = "mlir")]

@@ -412,7 +412,7 @@ fn destroy_all(ops: &[OperationRef<'_, '_>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::tests::planned;
+    use crate::fixtures::planned;
     use lattice_passes::generate::Shape;
 
     /// `namesakes` by the name map alone, as it answers when the ops are not aligned.

@@ -215,62 +215,15 @@ fn encode(kind: &OpKind, words: &mut Vec<u64>, opcode: impl FnOnce(&str) -> u64)
 
 // The tests check the writer's questions too, and the exporter's σ, so they need the bridge.
 #[cfg(all(test, feature = "mlir"))]
-pub(crate) mod tests {
+mod tests {
     //! The snapshot must say "equal" exactly when `==` does: checked on planned generated
     //! modules (every op kind, spills included) against one edit at a time of every field.
 
     use super::*;
     use crate::export::sigma_names;
-    use lattice::manager::Session;
-    use lattice::{parse_pipeline, PassManager};
-    use lattice_lir::{BufferId, DepKind, Op, PipeId};
-    use lattice_passes::generate::{generate, GenSpec, Shape};
-    use lattice_passes::REGISTRY;
-
-    /// A generated module planned by `mpas,dlr` (offsets bound), with a spill of its first
-    /// buffer added at the end (generated workloads seldom spill; validity does not matter here).
-    pub(crate) fn planned(shape: Shape, seed: u64) -> Module {
-        let mut module = generate(&GenSpec {
-            shape,
-            nodes: 60,
-            seed,
-        });
-        let pipeline = parse_pipeline("mpas,dlr", &REGISTRY).expect("parses");
-        let mut sink = Vec::new();
-        PassManager::new(REGISTRY, pipeline)
-            .run(&mut module, &mut Session::new(&mut sink))
-            .expect("plans");
-        let (buffer, pipe) = (BufferId::new(0), PipeId::new(0));
-        let first = module.schedule[0];
-        let out = module.push_op(Op {
-            name: u32::MAX - 1,
-            kind: OpKind::SpillOut {
-                buffer,
-                pipe,
-                cycles: 3,
-            },
-            deps: vec![Dep {
-                op: first,
-                kind: DepKind::Precedence,
-            }],
-            loc: None,
-        });
-        module.push_op(Op {
-            name: u32::MAX,
-            kind: OpKind::SpillIn {
-                buffer,
-                offset: 64,
-                pipe,
-                cycles: 3,
-            },
-            deps: vec![Dep {
-                op: out,
-                kind: DepKind::Spill,
-            }],
-            loc: None,
-        });
-        module
-    }
+    use crate::fixtures::planned;
+    use lattice_lir::{BufferId, DepKind, PipeId};
+    use lattice_passes::generate::Shape;
 
     /// `kind` edited one field at a time — each edit changes that field in whichever variants
     /// have it and leaves the others as they are — then turned into another variant.

@@ -1,11 +1,10 @@
 //! Test fixtures for the baselines: small random dataflow modules (each command writes one new
-//! buffer that one or two later commands read) and brute-force reference answers. Test-only.
+//! buffer that one or two later commands read) and a four-buffer module that must spill. Test-only.
 //!
 //! Modules are written as LIR text and parsed, so every fixture passes the structural verifier.
-//! Deterministic per seed (a 64-bit LCG). Brute force enumerates every topological order: only for
-//! a handful of commands.
+//! Deterministic per seed (a 64-bit LCG). The brute-force enumeration of every topological order
+//! lives with its one user, `frontier_dp`'s tests, so this file needs none of the baselines.
 
-use super::projection::Projection;
 use lattice_lir::{parse_module, Module};
 use std::fmt::Write as _;
 
@@ -94,39 +93,6 @@ pub(crate) fn random_module(seed: u64, ops: usize, capacity: u64, two_tiers: boo
     }
     text.push_str("}\n");
     parse_module(&text).unwrap_or_else(|e| panic!("fixture does not parse: {e:?}\n{text}"))
-}
-
-/// Every topological order of the op graph (the callback sees each one). Exponential.
-pub(crate) fn all_orders(proj: &Projection<'_>, visit: &mut impl FnMut(&[u32])) {
-    let n = proj.len();
-    let mut missing: Vec<usize> = (0..n as u32).map(|u| proj.preds(u).len()).collect();
-    let mut order = Vec::with_capacity(n);
-    fn go(
-        proj: &Projection<'_>,
-        missing: &mut Vec<usize>,
-        order: &mut Vec<u32>,
-        visit: &mut impl FnMut(&[u32]),
-    ) {
-        if order.len() == proj.len() {
-            visit(order);
-            return;
-        }
-        for u in 0..proj.len() as u32 {
-            if missing[u as usize] != 0 || order.contains(&u) {
-                continue;
-            }
-            order.push(u);
-            for &w in proj.succs(u) {
-                missing[w as usize] -= 1;
-            }
-            go(proj, missing, order, visit);
-            for &w in proj.succs(u) {
-                missing[w as usize] += 1;
-            }
-            order.pop();
-        }
-    }
-    go(proj, &mut missing, &mut order, visit);
 }
 
 /// Four buffers on one 100 B L1 — A and B (30 B, backed), C and D (40 B) — each written by one

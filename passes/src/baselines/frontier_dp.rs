@@ -518,9 +518,42 @@ fn ones(bits: &[u64]) -> impl Iterator<Item = u32> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::baselines::fixtures::{all_orders, random_module};
+    use crate::baselines::fixtures::random_module;
     use crate::baselines::model::DoneBits;
     use crate::baselines::projection::Projection;
+
+    /// Every topological order of the op graph (the callback sees each one). Exponential.
+    fn all_orders(proj: &Projection<'_>, visit: &mut impl FnMut(&[u32])) {
+        let n = proj.len();
+        let mut missing: Vec<usize> = (0..n as u32).map(|u| proj.preds(u).len()).collect();
+        let mut order = Vec::with_capacity(n);
+        fn go(
+            proj: &Projection<'_>,
+            missing: &mut Vec<usize>,
+            order: &mut Vec<u32>,
+            visit: &mut impl FnMut(&[u32]),
+        ) {
+            if order.len() == proj.len() {
+                visit(order);
+                return;
+            }
+            for u in 0..proj.len() as u32 {
+                if missing[u as usize] != 0 || order.contains(&u) {
+                    continue;
+                }
+                order.push(u);
+                for &w in proj.succs(u) {
+                    missing[w as usize] -= 1;
+                }
+                go(proj, missing, order, visit);
+                for &w in proj.succs(u) {
+                    missing[w as usize] += 1;
+                }
+                order.pop();
+            }
+        }
+        go(proj, &mut missing, &mut order, visit);
+    }
 
     /// The DP over single commands of the whole op graph.
     fn dp(
