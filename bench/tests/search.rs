@@ -120,7 +120,7 @@ fn the_search_is_never_worse_than_the_paper_pipeline_on_its_objective() {
             "{}: bound above the plan: {table}",
             paper[0]
         );
-        assert_eq!(search[10], "24", "{table}");
+        assert_eq!(search[11], "24", "{table}");
     }
 }
 

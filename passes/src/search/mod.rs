@@ -13,8 +13,8 @@
 //! table) are the user-facing side.
 //!
 //! The search: run MPAS's order through the real back end; group the tasks, build and score the
-//! portfolio; run [`CHAINS`] chains of local search, each from one of the best members, on its
-//! own seed and share of the budget; then run the best distinct orders through the real back
+//! portfolio; run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
+//! of the best members, on its own seed and share of the budget; then run the best distinct orders through the real back
 //! end, in order of promise, and keep the best by the final key. Invariants:
 //! - **Budget** ([`Budget`]): `auto` and `work:N` are work units ([`score`]) for the whole pass:
 //!   the final stage is paid first (MPAS's run and as many other runs — a finalist under one of
@@ -86,8 +86,16 @@ use score::{key, realize_work, value, Allowance, Evaluator, FinishError, Key, Sp
 use std::time::{Duration, Instant};
 use tasks::Tasks;
 
-/// Local-search chains (fixed, so the result does not depend on the thread count).
+/// Local-search chains for the makespan objective (fixed, so the result does not depend on the
+/// thread count). Its search-stage key (Freeze's timing) only stands in for CPE's makespan, which
+/// ranks the finalists, so breadth pays: more chains give the final stage more distinct orders.
 pub const CHAINS: usize = 4;
+/// Local-search chains for the peak and traffic objectives, whose search-stage key is the final
+/// one: depth pays. Each step of a chain builds on the last, so with the budget fixed a chain's
+/// reach is its share; two chains, run side by side on the default two threads, reach twice as
+/// far as four in the same wall time (FlashAttention_Case1 traffic 26,880 with four, 26,112 with
+/// two; Conv_Case0 45,506 and 45,312; Matmul_Case1 313,088 and 312,832; docs/search.md).
+pub const DEEP_CHAINS: usize = 2;
 /// Orders besides MPAS's that go through the real back end at the end.
 pub const FINALISTS: usize = 4;
 /// For the makespan objective, further finalists: the best by the traffic key and by the peak
@@ -364,12 +372,16 @@ pub fn search_with(
         Allowance::Steps(_) => Allowance::Steps(spent.steps),
         Allowance::Work(_) => Allowance::Work(spent.work),
     });
+    let most_chains = match objective {
+        Objective::Makespan => CHAINS,
+        Objective::Peak | Objective::Traffic => DEEP_CHAINS,
+    };
     let chains = if met || ranked.is_empty() || left.is_empty() || out_of_time() {
         0
     } else {
         match left {
-            Allowance::Steps(n) => (CHAINS as u64).min(n) as usize,
-            Allowance::Work(_) => CHAINS,
+            Allowance::Steps(n) => (most_chains as u64).min(n) as usize,
+            Allowance::Work(_) => most_chains,
         }
     };
     let task_starts: Vec<(TaskOrder, Key)> = ranked

@@ -11,7 +11,7 @@
 //!
 //! A move takes a position at the peak, an op near it (at most [`REACH`] away) and moves it
 //! across that position, inside its window, carrying the ALLOCs and FREEs it would pass
-//! (`super::local::relocate`: the same legal, L0-exclusive moves as the op phase). Only the
+//! (`super::moves::relocate`: the same legal, L0-exclusive moves as the op phase). Only the
 //! positions between the op's old and new place change, and only the buffers used there change
 //! their first or last use, so the move is evaluated in O(span + uses of those buffers): every
 //! other buffer is either resident over the whole span or not at all. A move is kept when the
