@@ -4,8 +4,9 @@
 //! bound of each plan's σ, the order-independent bound of the objective (`analysis::any_order`)
 //! and the gap to it, the fastest plan the peak and traffic objectives chose against the makespan
 //! objective's (marked when that is slower, which it should never be), plus the search's
-//! evaluations and wall time (the one column that varies between runs). Each search run is also returned as a [`Run`], so a caller can check its time
-//! and that it is no worse than MPAS's order. The bounds can be left out ([`Bounds::Skip`]):
+//! evaluations and wall time (the one column that varies between runs). Each search run is also
+//! returned as a [`Run`], so a caller can check its time and that it is no worse than MPAS's
+//! order. The bounds can be left out ([`Bounds::Skip`]):
 //! they solve a linear program and sweep reachability bitsets, which on a 1M-node module takes
 //! far longer than the search. O(cases · objectives · (search + 2 plans and bounds)).
 
