@@ -43,7 +43,7 @@
 //! case (the problem contains deadlock-free scheduling of lock-holding transactions), which is
 //! why the limit exists and why this runs only where the greedy traversal stalled.
 
-use super::exclusive::staging_tier;
+use super::error::TurnSearch;
 use super::graph::{Graph, Role};
 use crate::rng::Rng;
 use lattice_lir::{BufferId, OpId, TierId};
@@ -52,15 +52,6 @@ use std::collections::{BinaryHeap, HashSet};
 
 /// The most states one search visits before it gives up.
 pub(crate) const STATE_LIMIT: u64 = 20_000;
-
-/// Why a search returned no order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TurnSearch {
-    /// Every choice of grants was tried: the set has no L0-exclusive order.
-    Exhausted,
-    /// The search stopped after visiting this many states.
-    Limit(u64),
-}
 
 /// An L0-exclusive order of `set` (each op's index in it at `local`), following `key` where it
 /// can, or why there is none (see the header).
@@ -111,7 +102,7 @@ impl<'a, 'm, K: Ord + Copy> Search<'a, 'm, K> {
         let allocs = set
             .iter()
             .filter_map(|&v| match graph.role(v) {
-                Role::Alloc(b) => staging_tier(graph, b).map(|t| (v, t)),
+                Role::Alloc(b) => graph.staging_tier(b).map(|t| (v, t)),
                 _ => None,
             })
             .collect();
@@ -145,7 +136,7 @@ impl<'a, 'm, K: Ord + Copy> Search<'a, 'm, K> {
 
     /// Whether `v` is a staging ALLOC, which only a grant emits.
     fn granted(&self, v: OpId) -> bool {
-        matches!(self.graph.role(v), Role::Alloc(b) if staging_tier(self.graph, b).is_some())
+        matches!(self.graph.role(v), Role::Alloc(b) if self.graph.staging_tier(b).is_some())
     }
 
     fn run(mut self) -> Result<Vec<OpId>, TurnSearch> {
@@ -236,11 +227,13 @@ impl<'a, 'm, K: Ord + Copy> Search<'a, 'm, K> {
         self.done[i] = true;
         self.hash ^= self.code[i];
         let change = match self.graph.role(v) {
-            Role::Alloc(b) => staging_tier(self.graph, b).map(|t| {
+            Role::Alloc(b) => self.graph.staging_tier(b).map(|t| {
                 let before = self.holder[t.index()].replace(b);
                 (t, before)
             }),
-            Role::Free(b) => staging_tier(self.graph, b)
+            Role::Free(b) => self
+                .graph
+                .staging_tier(b)
                 .filter(|t| self.holder[t.index()] == Some(b))
                 .map(|t| (t, self.holder[t.index()].take())),
             Role::Work => None,
@@ -323,7 +316,7 @@ impl<'a, 'm, K: Ord + Copy> Search<'a, 'm, K> {
         while let Some(v) = ready.pop() {
             left -= 1;
             if let Role::Free(b) = self.graph.role(v) {
-                if let Some(t) = staging_tier(self.graph, b) {
+                if let Some(t) = self.graph.staging_tier(b) {
                     if self.holder[t.index()] == Some(b) {
                         for &a in &waiting[t.index()] {
                             let j = self.idx(a);

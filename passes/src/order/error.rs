@@ -4,7 +4,6 @@
 //! `@b3`, `L0A`) to print without the module; [`From<OrderError> for PassError`] turns one into a
 //! located pass failure with a note per step of the explanation. O(length of the explanation).
 
-use super::backtrack::TurnSearch;
 use lattice::PassError;
 use lattice_lir::OpId;
 use std::fmt;
@@ -46,6 +45,15 @@ pub struct Step {
     pub name: u32,
     /// Why the next op of the cycle waits for it.
     pub link: Link,
+}
+
+/// Why the search for L0 turns ([`super::backtrack`]) returned no order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnSearch {
+    /// Every choice of grants was tried: the set has no L0-exclusive order.
+    Exhausted,
+    /// The search stopped after visiting this many states.
+    Limit(u64),
 }
 
 /// No legal order exists under the constraints the ordering passes keep.

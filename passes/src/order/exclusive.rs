@@ -63,8 +63,9 @@
 //! d ≤ staging tiers + 1, five times over when retrying, plus the backtracking search's cost on
 //! the sets the gated traversal stalls on (`super::backtrack`).
 
-use super::backtrack::{searched_order, TurnSearch};
+use super::backtrack::searched_order;
 use super::components::{strongly_connected, Partition};
+use super::error::TurnSearch;
 use super::gated::gated_order;
 use super::graph::Graph;
 use lattice_lir::{BufferId, OpId, TierId};
@@ -130,12 +131,6 @@ pub(crate) fn exclusive_order_retrying<K: Ord + Copy>(
     }
 }
 
-/// The staging tier of `buffer`, if it is one.
-pub(crate) fn staging_tier(graph: &Graph<'_>, buffer: BufferId) -> Option<TierId> {
-    let tier = graph.module.buffer(buffer).tier;
-    graph.module.target.tier(tier).staging.then_some(tier)
-}
-
 struct Nesting<'g, 'm, K> {
     graph: &'g Graph<'m>,
     key: &'g [K],
@@ -170,7 +165,7 @@ impl<K: Ord + Copy> Nesting<'_, '_, K> {
                     .kind
                     .buffers()
                     .iter()
-                    .filter_map(move |&b| staging_tier(graph, b).map(|t| (t, b, i)))
+                    .filter_map(move |&b| graph.staging_tier(b).map(|t| (t, b, i)))
             })
             .collect();
         named.sort_unstable();

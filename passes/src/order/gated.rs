@@ -23,7 +23,6 @@
 //! (each safety walk is O(S + E_S)); the walk is why this runs only on sets the decomposition
 //! cannot split.
 
-use super::exclusive::staging_tier;
 use super::graph::{Graph, Role};
 use lattice_lir::{BufferId, OpId};
 use std::cmp::Reverse;
@@ -68,7 +67,7 @@ impl<K: Ord + Copy> Gate<'_, '_, K> {
     fn deferred(&self, v: OpId) -> bool {
         match self.graph.role(v) {
             Role::Alloc(b) => {
-                staging_tier(self.graph, b).is_some() && self.graph.preds(v).is_empty()
+                self.graph.staging_tier(b).is_some() && self.graph.preds(v).is_empty()
             }
             _ => false,
         }
@@ -132,12 +131,12 @@ impl<K: Ord + Copy> Gate<'_, '_, K> {
                 }
                 match graph.role(op) {
                     Role::Alloc(b) => {
-                        if let Some(t) = staging_tier(graph, b) {
+                        if let Some(t) = graph.staging_tier(b) {
                             run.holder[t.index()] = Some(b);
                         }
                     }
                     Role::Free(b) => {
-                        if let Some(t) = staging_tier(graph, b) {
+                        if let Some(t) = graph.staging_tier(b) {
                             if run.holder[t.index()] == Some(b) {
                                 run.holder[t.index()] = None;
                                 ready.extend(waiting.drain(..).map(entry));
@@ -172,7 +171,7 @@ impl<K: Ord + Copy> Gate<'_, '_, K> {
         let Role::Alloc(b) = graph.role(alloc) else {
             return false;
         };
-        let Some(t) = staging_tier(graph, b) else {
+        let Some(t) = graph.staging_tier(b) else {
             return false;
         };
         if run.holder[t.index()].is_some() {
@@ -191,7 +190,7 @@ impl<K: Ord + Copy> Gate<'_, '_, K> {
             }
             seen[i] = true;
             if let Role::Alloc(x) = graph.role(v) {
-                if let Some(u) = staging_tier(graph, x) {
+                if let Some(u) = graph.staging_tier(x) {
                     if u == t && x != b {
                         return true;
                     }

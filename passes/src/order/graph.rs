@@ -1,6 +1,8 @@
 //! The graph every ordering policy traverses: one node per op, and an edge u → v whenever u must
 //! come before v — an `after(...)` dependency, a buffer lifetime (ALLOC(b) → each op naming b →
-//! FREE(b), and ALLOC(b) → FREE(b)), or an L0 turn of the gate ([`super::gate`]).
+//! FREE(b), and ALLOC(b) → FREE(b)), or an L0 turn of the gate ([`super::gate`]). Which turns a
+//! graph gets (the input's or a derived order's) is decided in [`super::turns`]; this file only
+//! assembles and answers questions.
 //!
 //! Lifetime edges are added even when the input spells them as dependencies (the contest traces
 //! do), so every emitted order keeps every buffer's uses inside its lifetime whatever the input
@@ -9,11 +11,9 @@
 //! Dependencies naming an op outside the arena are ignored (the structural verifier reports them).
 //! O(V + E + operands + B log B) time and space.
 
-use super::backtrack::TurnSearch;
-use super::error::{Link, OrderError};
-use super::exclusive::exclusive_order_retrying;
-use super::gate::{l0_turns, L0Turns};
-use lattice_lir::{BufferId, Module, OpId, OpKind};
+use super::error::{Link, TurnSearch};
+use super::gate::L0Turns;
+use lattice_lir::{BufferId, Module, OpId, OpKind, TierId};
 
 /// What a node is, as far as ordering cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,15 +28,18 @@ pub(crate) enum Role {
 
 /// What the graph is assembled from, besides the edges.
 #[derive(Clone)]
-struct Parts {
-    position: Vec<usize>,
+pub(super) struct Parts {
+    /// Position of every op in the incoming σ.
+    pub(super) position: Vec<usize>,
     roles: Vec<Role>,
-    alloc_of: Vec<Option<OpId>>,
+    /// Per buffer: its first ALLOC.
+    pub(super) alloc_of: Vec<Option<OpId>>,
     free_of: Vec<Option<OpId>>,
 }
 
 impl Parts {
-    fn of(module: &Module) -> Self {
+    /// The roles, lifetimes and positions of `module`'s ops. O(V + B).
+    pub(super) fn of(module: &Module) -> Self {
         let mut alloc_of = vec![None; module.buffers.len()];
         let mut free_of = vec![None; module.buffers.len()];
         let roles: Vec<Role> = module
@@ -81,54 +84,8 @@ pub(crate) struct Graph<'m> {
 }
 
 impl<'m> Graph<'m> {
-    /// Builds the graph of `module`, with the L0 turns when its target is L0-exclusive.
-    pub(crate) fn build(module: &'m Module) -> Result<Self, OrderError> {
-        Self::build_with(module, true)
-    }
-
-    /// Builds the graph of `module`; `with_turns: false` leaves the L0 turns out, for a caller
-    /// (the order search) that keeps L0 exclusivity by its own construction.
-    ///
-    /// The turns are the incoming σ's ([`super::gate`]) when they close no cycle; otherwise they
-    /// are taken from an order derived from the graph alone ([`super::exclusive`]), keyed like
-    /// the gate's witness σ' (incoming position, each FREE just after what it waits for), so a
-    /// renumbered input gets turns whenever an exclusive order exists (the decomposition with
-    /// those keys, the structural keys it retries, and its complete search). When it finds none
-    /// (none exists, or its search hit its state limit), the incoming turns stay and the
-    /// traversal reports their cycle, saying how the search ended.
-    pub(crate) fn build_with(module: &'m Module, with_turns: bool) -> Result<Self, OrderError> {
-        let parts = Parts::of(module);
-        if !with_turns || !module.target.l0_exclusive {
-            return Ok(Self::assemble(
-                module,
-                parts,
-                L0Turns::none(module.buffers.len()),
-            ));
-        }
-        let turns = l0_turns(module, &parts.alloc_of, &parts.position)?;
-        let graph = Self::assemble(module, parts.clone(), turns);
-        if graph.acyclic() {
-            return Ok(graph);
-        }
-        let bare = Self::assemble(module, parts.clone(), L0Turns::none(module.buffers.len()));
-        let witness = match exclusive_order_retrying(&bare, &bare.reference_keys()) {
-            Ok(witness) => witness,
-            Err(search) => {
-                return Ok(Graph {
-                    turn_search: Some(search),
-                    ..graph
-                })
-            }
-        };
-        let mut position = vec![0; witness.len()];
-        for (i, op) in witness.iter().enumerate() {
-            position[op.index()] = i;
-        }
-        let turns = l0_turns(module, &parts.alloc_of, &position)?;
-        Ok(Self::assemble(module, parts, turns))
-    }
-
-    fn assemble(module: &'m Module, parts: Parts, turns: L0Turns) -> Self {
+    /// The graph of `module` with the L0 turns `turns` (none, the input's, or a witness order's).
+    pub(super) fn assemble(module: &'m Module, parts: Parts, turns: L0Turns) -> Self {
         let n = module.ops.len();
         let Parts {
             position,
@@ -184,7 +141,7 @@ impl<'m> Graph<'m> {
     }
 
     /// Whether the graph has no cycle (a Kahn count). O(V + E).
-    fn acyclic(&self) -> bool {
+    pub(super) fn acyclic(&self) -> bool {
         self.topological().len() == self.len()
     }
 
@@ -242,6 +199,12 @@ impl<'m> Graph<'m> {
     /// What `op` is.
     pub(crate) fn role(&self, op: OpId) -> Role {
         self.roles[op.index()]
+    }
+
+    /// The staging tier of `buffer`, if it is one.
+    pub(crate) fn staging_tier(&self, buffer: BufferId) -> Option<TierId> {
+        let tier = self.module.buffer(buffer).tier;
+        self.module.target.tier(tier).staging.then_some(tier)
     }
 
     /// The user-visible name of `op` (`%<name>`), the paper's id(v).

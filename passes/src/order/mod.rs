@@ -17,6 +17,7 @@ mod gate;
 mod gated;
 pub(crate) mod graph;
 mod pull;
+mod turns;
 mod window;
 
 pub mod critical_first;
@@ -27,9 +28,8 @@ pub mod pass;
 pub mod stable;
 pub mod table;
 
-pub use backtrack::TurnSearch;
 pub use critical_first::critical_first_order;
-pub use error::{Link, OrderError, Step};
+pub use error::{Link, OrderError, Step, TurnSearch};
 pub use input::input_order;
 pub use memory_first::memory_first_order;
 pub use mpas::{mpas_key, mpas_order, MpasKey, MpasOptions};
