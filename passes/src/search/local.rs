@@ -105,9 +105,8 @@ impl Space<'_, '_> {
         self.progress.advance(self.currency.cost(steps, work));
     }
 
-    /// Scores `order`; `None` when it is infeasible or sure to be rejected against `bound`.
-    /// Scores `order`, or looks its tightened form up in the chain's memo when it was scored
-    /// before.
+    /// Scores `order` (or, when its tightened form was scored before, looks the answer up in the
+    /// chain's memo); `None` when it is infeasible or sure to be rejected against `bound`.
     fn score(&self, order: &[OpId], bound: &Key, found: &mut Found) -> Option<(Key, Measure)> {
         let e = self.evaluator;
         let tightened = found.memo.is_open().then(|| Tightened::of(e.module, order));

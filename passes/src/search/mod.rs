@@ -14,8 +14,8 @@
 //!
 //! The search: run MPAS's order through the real back end; group the tasks, build and score the
 //! portfolio; run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
-//! of the best members, on its own seed and share of the budget; then run the best distinct orders through the real back
-//! end, in order of promise, and keep the best by the final key. Invariants:
+//! of the best members, on its own seed and share of the budget; then run the best distinct
+//! orders through the real back end, in order of promise, and keep the best by the final key. Invariants:
 //! - **Budget** ([`Budget`]): `auto` and `work:N` are work units ([`score`]) for the whole pass:
 //!   the final stage is paid first (MPAS's run and as many other runs — a finalist under one of
 //!   the victim keys the back end tries — as fit in half the budget), then grouping the tasks
