@@ -178,7 +178,7 @@ enum Command {
     /// How often `order-search` reaches the optimum `order-exact` proves, on small generated
     /// modules of every family with spilling capacities.
     Oracle {
-        /// How many modules (families, sizes 8–20 and capacities in turn).
+        /// How many modules (families, sizes and capacities in turn).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
         modules: u64,
         /// `order-search` options, as in a pipeline: `"budget=2000 seed=3"`.

@@ -15,9 +15,9 @@ use lattice_lir::{Module, OpId, Phase};
 use lattice_passes::analysis::{any_order_bounds, bottom_levels, Dag};
 use lattice_passes::cpe::{refine, CpeOptions};
 use lattice_passes::dlr::{plan, DlrOptions};
-use lattice_passes::exact::report::{oracle_module, squeezed, FAMILIES};
+use lattice_passes::exact::report::{oracle_module, squeezed, FAMILIES, REUSE_SIZES};
 use lattice_passes::exact::{exact_order, ExactError, ExactOptions};
-use lattice_passes::generate::{generate, GenSpec, Shape};
+use lattice_passes::generate::{generate, generate_reuse, GenSpec, Shape};
 use lattice_passes::order::{order_by, Policy};
 use lattice_passes::search::score::measure;
 use lattice_passes::search::{search, SearchOptions, Silent};
@@ -247,6 +247,31 @@ fn bounds_stay_below_exact_optima_which_stay_below_every_plan() {
             "{solved:?} of {tried:?} solved"
         );
     }
+}
+
+#[test]
+fn on_reuse_grids_with_ub_squeezed_every_order_spills_and_bounds_stay_in_order() {
+    // Every size of the oracle's `reuse` family, UB squeezed to what one op names and half way
+    // to what the generated order keeps live: each holds a 2 × 2 grid, so no order plans without
+    // loading a tile twice.
+    let mut solved = 0;
+    for (seed, nodes) in REUSE_SIZES.enumerate() {
+        for percent in [0, 50] {
+            let m = squeezed(&generate_reuse(nodes, seed as u64), percent);
+            let started = Instant::now();
+            let checked = check_order_of_values(&m, Objective::Traffic, 30_000);
+            eprintln!(
+                "{} at {percent} %: (bound, optimum) {checked:?}, {:?}",
+                m.name,
+                started.elapsed()
+            );
+            if let Some((_, optimum)) = checked {
+                assert!(optimum > 0, "{} at {percent} %: no spill", m.name);
+                solved += 1;
+            }
+        }
+    }
+    assert!(solved >= 5, "only {solved} solved");
 }
 
 #[test]

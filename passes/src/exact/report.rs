@@ -1,7 +1,8 @@
 //! The oracle's tables (`lattice-bench bounds` and `lattice-bench oracle`).
 //!
 //! - [`bounds_table`]: per module, the three order-independent bounds and the seconds they took.
-//! - [`oracle_table`]: on small generated modules of every family, with the non-staging tiers
+//! - [`oracle_table`]: on small generated modules of every family (and of the `reuse` grids,
+//!   whose traffic optimum is above zero once squeezed), with the non-staging tiers
 //!   shrunk so that plans spill, `order-exact` gives the optimum of each objective and
 //!   `order-search` (with the options given, its victim key fixed to DLR's own as `order-exact`'s
 //!   is) runs on the same module; the table reports per
@@ -13,7 +14,7 @@
 
 use super::{exact_order, ExactOptions};
 use crate::analysis::{any_order_bounds, pressure, BoundError};
-use crate::generate::{generate, GenSpec, Shape};
+use crate::generate::{generate, generate_reuse, GenSpec, Shape};
 use crate::search::score::value;
 use crate::search::{search, BackEnd, Objective, SearchError, SearchOptions, Silent};
 use crate::verify::gap_percent;
@@ -62,25 +63,34 @@ pub fn sizes(shape: Shape) -> std::ops::RangeInclusive<usize> {
 /// unit is past what `order-exact` solves, and below it its modules are those of the others).
 pub const FAMILIES: [Shape; 4] = [Shape::Matmul, Shape::Attention, Shape::Conv, Shape::Random];
 
+/// The sizes the oracle's `reuse` modules cycle through (13): a 2 × 2 grid (22 ops) with an
+/// epilogue of up to 8 ops and one padding group, then 2 × 3 grids (27 ops) from 30 ops. Every
+/// order spills once UB is squeezed below what the generated order keeps live.
+pub const REUSE_SIZES: std::ops::RangeInclusive<usize> = 25..=37;
+
+/// How many families the oracle's sequence cycles through: [`FAMILIES`] and the `reuse` grids
+/// ([`generate_reuse`]), which reuse tiles across cells as no shape's small modules do.
+pub const ROTATION: usize = FAMILIES.len() + 1;
+
 /// Capacities of the non-staging tiers, in percent of the way from what one op needs there to
 /// what the generated order keeps live there (see [`squeezed`]).
 pub const PERCENTS: [u64; 3] = [0, 50, 100];
 
-/// The `i`-th module of the oracle's sequence: families, sizes and capacities in turn, each a
-/// generated module whose non-staging tiers are [`squeezed`].
+/// The `i`-th module of the oracle's sequence: families (the [`ROTATION`]), sizes and capacities
+/// in turn, each a generated module whose non-staging tiers are [`squeezed`].
 pub fn oracle_module(i: usize) -> Module {
-    let shape = FAMILIES[i % FAMILIES.len()];
-    let rest = i / FAMILIES.len();
-    let range = sizes(shape);
+    let family = FAMILIES.get(i % ROTATION).copied();
+    let rest = i / ROTATION;
+    let range = family.map_or(REUSE_SIZES, sizes);
     let count = range.end() - range.start() + 1;
     let nodes = range.start() + rest % count;
     let percent = PERCENTS[(rest / count) % PERCENTS.len()];
-    let spec = GenSpec {
-        shape,
-        nodes,
-        seed: i as u64,
+    let seed = i as u64;
+    let module = match family {
+        Some(shape) => generate(&GenSpec { shape, nodes, seed }),
+        None => generate_reuse(nodes, seed),
     };
-    squeezed(&generate(&spec), percent)
+    squeezed(&module, percent)
 }
 
 /// `module` with each non-staging tier cut to `percent` % of the way from `need`, the most
@@ -124,7 +134,7 @@ struct Tally {
     refused: u64,
     reached: u64,
     gap_sum: f64,
-    misses_by_family: [u64; 4],
+    misses_by_family: [u64; ROTATION],
     worst: Vec<(f64, String, u64, u64)>,
     /// Seconds in `order-exact` and in `order-search`.
     exact_seconds: f64,
@@ -145,7 +155,7 @@ pub fn oracle_table(
     for i in 0..count {
         let m = oracle_module(i);
         modules += 1;
-        let family = i % FAMILIES.len();
+        let family = i % ROTATION;
         for (o, &objective) in objectives.iter().enumerate() {
             let tally = &mut tallies[o];
             let exact = ExactOptions {
@@ -186,15 +196,14 @@ pub fn oracle_table(
         }
     }
     let mut md = format!(
-        "{modules} modules ({} families: matmul and conv of {:?} ops, attention and random of {:?}; non-staging tiers at {:?} % of the way from one op's operands to what the generated order keeps live), order-search{{{}}}, {:.0} s\n\n",
-        FAMILIES.len(),
+        "{modules} modules ({ROTATION} families: matmul and conv of {:?} ops, attention and random of {:?}, reuse grids of {REUSE_SIZES:?}; non-staging tiers at {:?} % of the way from one op's operands to what the generated order keeps live), order-search{{{}}}, {:.0} s\n\n",
         sizes(Shape::Matmul),
         sizes(Shape::Random),
         PERCENTS,
         options_text(options),
         started.elapsed().as_secs_f64()
     );
-    md.push_str("| objective | solved | refused | optimum reached | rate | mean gap | worst gap | misses: matmul / attention / conv / random | exact s | search s |\n|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
+    md.push_str("| objective | solved | refused | optimum reached | rate | mean gap | worst gap | misses: matmul / attention / conv / random / reuse | exact s | search s |\n|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
     for (tally, objective) in tallies.iter_mut().zip(objectives) {
         tally
             .worst
@@ -246,11 +255,14 @@ mod tests {
 
     #[test]
     fn the_oracle_sequence_covers_every_family_and_size_and_squeezes_capacities() {
-        let per_round = 4 * 13;
+        let per_round = ROTATION * 13;
         let modules: Vec<Module> = (0..per_round * 3).map(oracle_module).collect();
-        for shape in FAMILIES {
-            for n in sizes(shape) {
-                let name = format!("gen-{shape}-n{n}-");
+        let families = FAMILIES
+            .iter()
+            .map(|&shape| (shape.to_string(), sizes(shape)));
+        for (family, range) in families.chain([("reuse".to_owned(), REUSE_SIZES)]) {
+            for n in range {
+                let name = format!("gen-{family}-n{n}-");
                 assert!(modules.iter().any(|m| m.name.starts_with(&name)), "{name}");
             }
         }

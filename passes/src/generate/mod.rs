@@ -81,11 +81,35 @@ pub fn generate(spec: &GenSpec) -> Module {
 /// contest core's tiers and pipes by name, each tier holding at least [`MIN_CAPACITY`] bytes.
 pub fn generate_for(spec: &GenSpec, target: &Target) -> Result<Module, GenError> {
     let machine = Machine::resolve(target)?;
-    let mut b = Builder::new(spec.module_name(), target.clone(), machine);
+    let b = Builder::new(spec.module_name(), target.clone(), machine);
     let mut rng = Rng::new(spec.seed);
+    let unit = shapes::unit_of(spec.shape, &b, &mut rng);
+    Ok(fill(b, rng, unit, spec.nodes))
+}
+
+/// A module of `nodes` ops (as [`GenSpec::nodes`]) of grids of UB tiles each read by several
+/// cells, on the contest core, named `gen-reuse-n<nodes>-s<seed>`: the order-exact oracle's
+/// family whose traffic optimum is above zero once UB is squeezed (`shapes/reuse.rs`). Not a
+/// [`Shape`]: it uses UB alone (but for padding), while every shape's modules use all five tiers, which the
+/// benches, fuzzers and renumbering tests over [`Shape::ALL`] rest on.
+pub fn generate_reuse(nodes: usize, seed: u64) -> Module {
+    let target = Target::contest();
+    let name = format!("gen-reuse-n{nodes}-s{seed}");
+    match Machine::resolve(&target) {
+        Ok(machine) => {
+            let b = Builder::new(name, target.clone(), machine);
+            let unit = shapes::reuse(&b);
+            fill(b, Rng::new(seed), unit, nodes)
+        }
+        // As in [`generate`]: the contest core has every tier and pipe.
+        Err(_) => Module::new(name, target),
+    }
+}
+
+/// Emits `unit`'s units into `b` while they fit, then pads to exactly `nodes` ops.
+fn fill(mut b: Builder, mut rng: Rng, mut unit: Box<dyn shapes::Unit>, nodes: usize) -> Module {
     // Op names are u32 (contest ids); larger requests could not be named.
-    let goal = spec.nodes.min(u32::MAX as usize);
-    let mut unit = shapes::unit_of(spec.shape, &b, &mut rng);
+    let goal = nodes.min(u32::MAX as usize);
     loop {
         // Every live buffer still owes its FREE, and padding needs room for one whole group.
         let budget = goal.saturating_sub(b.len() + b.live() + pad::MIN_GROUP);
@@ -96,5 +120,5 @@ pub fn generate_for(spec: &GenSpec, target: &Target) -> Result<Module, GenError>
     b.free_all();
     let rest = goal.saturating_sub(b.len());
     pad::pad(&mut b, &mut rng, rest);
-    Ok(b.finish())
+    b.finish()
 }

@@ -15,6 +15,7 @@ mod heads;
 mod matmul;
 mod random;
 mod resnet;
+mod reuse;
 mod tiles;
 
 use super::builder::Builder;
@@ -40,6 +41,11 @@ pub(crate) fn unit_of(shape: Shape, b: &Builder, rng: &mut Rng) -> Box<dyn Unit>
         Shape::MatmulRows => Box::new(tiles::Tiles::new(b, true)),
         Shape::MatmulCols => Box::new(tiles::Tiles::new(b, false)),
     }
+}
+
+/// The generator of the oracle's `reuse` grids (not a [`Shape`]: see [`crate::generate::generate_reuse`]).
+pub(crate) fn reuse(b: &Builder) -> Box<dyn Unit> {
+    Box::new(reuse::Reuse::new(b))
 }
 
 /// Shrinks the parameters `params` of a unit (each at least its floor in `floors`) until `cost`
