@@ -90,8 +90,8 @@ pub fn generate_for(spec: &GenSpec, target: &Target) -> Result<Module, GenError>
 /// A module of `nodes` ops (as [`GenSpec::nodes`]) of grids of UB tiles each read by several
 /// cells, on the contest core, named `gen-reuse-n<nodes>-s<seed>`: the order-exact oracle's
 /// family whose traffic optimum is above zero once UB is squeezed (`shapes/reuse.rs`). Not a
-/// [`Shape`]: it uses UB alone (but for padding), while every shape's modules use all five tiers, which the
-/// benches, fuzzers and renumbering tests over [`Shape::ALL`] rest on.
+/// [`Shape`]: it uses UB alone (but for padding), while every shape's modules use all five
+/// tiers, which the benches, fuzzers and renumbering tests over [`Shape::ALL`] rest on.
 pub fn generate_reuse(nodes: usize, seed: u64) -> Module {
     let target = Target::contest();
     let name = format!("gen-reuse-n{nodes}-s{seed}");

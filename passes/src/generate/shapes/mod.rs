@@ -43,7 +43,8 @@ pub(crate) fn unit_of(shape: Shape, b: &Builder, rng: &mut Rng) -> Box<dyn Unit>
     }
 }
 
-/// The generator of the oracle's `reuse` grids (not a [`Shape`]: see [`crate::generate::generate_reuse`]).
+/// The generator of the oracle's `reuse` grids (not a [`Shape`]: see
+/// [`crate::generate::generate_reuse`]).
 pub(crate) fn reuse(b: &Builder) -> Box<dyn Unit> {
     Box::new(reuse::Reuse::new(b))
 }

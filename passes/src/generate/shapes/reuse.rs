@@ -3,18 +3,19 @@
 //! traffic optimum is above zero (at the oracle's sizes, each unit of the other families reads
 //! tiles loaded for it alone, so some order never spills).
 //!
-//! A unit is an `nr × nc` grid (each side drawn from 2 to 3, shrunk to the budget but never
-//! below 2, so the smallest unit is a 2 × 2 grid of 22 ops): row tiles `A_i` and column tiles
-//! `B_j` are copied into UB at their first use and freed after their last reader in row order;
-//! row i accumulates `A_i ∘ B_j` over j into one output tile with a binary vector op per cell,
-//! then copies it out and frees it; the last row's output first takes up to 8 in-place vector ops
-//! (an epilogue), as many as the budget leaves, so that modules of every size hold one grid and
-//! little padding (padding groups are independent of the grid and multiply the orders
-//! `order-exact` explores; an epilogue is a chain and adds few). As both sides are at least 2, every order's second cell of a
-//! 2 × 2 subgrid finds three of its four tiles read before or now and read again later (two if
-//! it shares a tile with the first cell, plus the first cell's other tile; all four if not), all
-//! live with the cell's output unless one is loaded twice: with UB below three tiles and an
-//! output — what one cell names — every order spills (the traffic optimum is above zero).
+//! A unit is an `nr × nc` grid (each side drawn from 2 to 3, shrunk to the budget but never below
+//! 2, so the smallest unit is a 2 × 2 grid of 22 ops): row tiles `A_i` and column tiles `B_j` are
+//! copied into UB at their first use and freed after their last reader in row order; row i
+//! accumulates `A_i ∘ B_j` over j into one output tile with a binary vector op per cell, then
+//! copies it out and frees it; the last row's output first takes up to 8 in-place vector ops (an
+//! epilogue), as many as the budget leaves, so that modules of every size hold one grid and little
+//! padding (padding groups are independent of the grid and multiply the orders `order-exact`
+//! explores; an epilogue is a chain and adds few). As both sides are at least 2, every order's
+//! second cell of a 2 × 2 subgrid finds three of its four tiles read before or now and read again
+//! later (two if it shares a tile with the first cell, plus the first cell's other tile; all four
+//! if not), all live with the cell's output unless one is loaded twice: with UB below three tiles
+//! and an output, as when it holds only what one cell names, every order spills (the traffic
+//! optimum is above zero).
 //!
 //! Sizes: tiles and outputs are 1/8 of UB, so all six tiles of a 3 × 3 grid and one output fit
 //! the bound of [`crate::generate::space`]. Cost: 3 · (nr + nc) + nr · (3 + nc) + epilogue ops.
