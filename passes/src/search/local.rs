@@ -118,7 +118,10 @@ impl Space<'_, '_> {
                 return answer;
             }
         }
-        let (measure, work) = e.measure(order, Some(bound));
+        let (measure, work) = match &tightened {
+            Some(t) if e.objective != Objective::Makespan => e.measure_tightened(t, Some(bound)),
+            _ => e.measure(order, Some(bound)),
+        };
         self.spend(found, 1, lookup_work + work);
         let answer = measure.map(|m| (key(e.objective, &m), m));
         if let Some(t) = &tightened {

@@ -269,7 +269,6 @@ impl<'m> Evaluator<'m> {
     /// sure to exceed `bound` (for the peak, the logical peak and its points, from the tightened
     /// order alone, decide that before DLR's scan runs); and the work units it took.
     pub(crate) fn measure(&self, order: &[OpId], bound: Option<&Key>) -> (Option<Measure>, u64) {
-        let ops = self.module.ops.len() as u64;
         if self.objective == Objective::Makespan {
             // The plan is needed for the timing anyway; its σ is the tightened order with the
             // spill events added, which leave the logical peak unchanged.
@@ -294,7 +293,20 @@ impl<'m> Evaluator<'m> {
             });
             return (measure, work);
         }
-        let tightened = Tightened::of(self.module, order);
+        self.measure_tightened(&Tightened::of(self.module, order), bound)
+    }
+
+    /// [`Self::measure`] of an order already tightened, for the peak and traffic objectives
+    /// (the makespan objective plans the order itself), so a caller that tightened it for its
+    /// own use does not tighten it again. The work units are those of [`Self::measure`],
+    /// tightening included.
+    pub(crate) fn measure_tightened(
+        &self,
+        tightened: &Tightened,
+        bound: Option<&Key>,
+    ) -> (Option<Measure>, u64) {
+        debug_assert!(self.objective != Objective::Makespan);
+        let ops = self.module.ops.len() as u64;
         let p = pressure(self.module, tightened.order());
         let work = self.size + ops;
         if self.module.target.l0_exclusive && p.l0_max_live > 1 {
@@ -304,7 +316,7 @@ impl<'m> Evaluator<'m> {
         if peak && bound.is_some_and(|b| [p.logical_peak, p.peak_points] > [b[0], b[1]]) {
             return (None, work);
         }
-        match scan_tightened(self.module, &tightened, &self.back_end.dlr) {
+        match scan_tightened(self.module, tightened, &self.back_end.dlr) {
             Ok(stats) => (
                 Some(Measure {
                     peak: p.logical_peak,
