@@ -14,7 +14,7 @@ use std::ffi::c_char;
 
 /// The version of this ABI, bumped on every change to its types or functions; a C++ library
 /// built against another version refuses to run (`lattice_abi_version`).
-pub const LATTICE_ABI_VERSION: u32 = 2;
+pub const LATTICE_ABI_VERSION: u32 = 3;
 
 /// An index that names nothing: an operand that is not a buffer or token of the module.
 pub const LATTICE_NONE: u32 = u32::MAX;

@@ -6,7 +6,8 @@
 //! Real passes and `test-` passes go to separate files, so test passes live in a test library.
 //! The real passes' files also hold `lattice-pipeline`, which is no pass of the registry: a whole
 //! lattice pipeline as one MLIR pass, run by lattice's own pass manager
-//! (`lattice_run_pipeline`).
+//! (`lattice_run_pipeline`), of real passes only; the test passes' files hold its twin
+//! `lattice-test-pipeline`, which may name test passes too (`lattice_run_test_pipeline`).
 //! `tests/generated.rs` checks the checked-in files are what this writes.
 //!
 //! Invariants: a pass's C++ names derive from its lattice name alone (`order-search` →
@@ -158,23 +159,40 @@ pub fn passes_td(registry: &Registry, group: Group) -> String {
         }
         out.push_str("}\n");
     }
-    if group == Group::Passes {
-        out.push_str(PIPELINE_TD);
-    }
+    out.push_str(&pipeline_td(group));
     let _ = write!(out, "\n#endif // {guard}\n");
     out
 }
 
-/// `lattice-pipeline` in `Passes.td`.
-const PIPELINE_TD: &str = "
-def LatticePipelinePass : Pass<\"lattice-pipeline\"> {
-  let summary = \"A lattice pipeline as one pass, run as lattice-opt runs it: each pass sees the passes after it and what the one before it left\";
-  let options = [
-    Option<\"passes\", \"passes\", \"std::string\", [{\"\"}],
-           \"The lattice pipeline in lattice-opt's --pass-pipeline syntax: `order-search,dlr,cpe`.\">,
-  ];
+/// The pipeline pass of a group's file: `lattice-pipeline` (real passes) or
+/// `lattice-test-pipeline` (test passes too): its record name, argument and summary.
+fn pipeline_pass(group: Group) -> (&'static str, &'static str, &'static str) {
+    match group {
+        Group::Passes => (
+            "LatticePipelinePass",
+            "lattice-pipeline",
+            "A lattice pipeline as one pass, run as lattice-opt runs it: each pass sees the passes \
+             after it and what the one before it left",
+        ),
+        Group::Test => (
+            "LatticeTestPipelinePass",
+            "lattice-test-pipeline",
+            "lattice-pipeline for tests: the lattice pipeline may name test passes",
+        ),
+    }
 }
-";
+
+/// The pipeline pass in `Passes.td` / `TestPasses.td`.
+fn pipeline_td(group: Group) -> String {
+    let (class, argument, summary) = pipeline_pass(group);
+    format!(
+        "\ndef {class} : Pass<\"{argument}\"> {{\n  let summary = {};\n  let options = [\n    \
+         Option<\"passes\", \"passes\", \"std::string\", [{{\"\"}}],\n           \
+         \"The lattice pipeline in lattice-opt's --pass-pipeline syntax: `order-search,dlr,cpe`.\">,\n  \
+         ];\n}}\n",
+        quoted(summary)
+    )
+}
 
 /// What a pass class does with what `runPass` or `runPipeline` returns.
 const RAN_SWITCH: &str =
@@ -183,20 +201,24 @@ const RAN_SWITCH: &str =
      case ::lattice::detail::Ran::Changed:\n      \
      markAnalysesPreserved<::lattice::detail::CachedModule>();\n      break;\n    }\n  }\n};\n";
 
-/// The class of `lattice-pipeline` in `Passes.cpp.inc` (its run switch follows).
-const PIPELINE_CLASS: &str = "
-struct LatticePipelinePass final : ::lattice::impl::LatticePipelinePassBase<LatticePipelinePass> {
-  using LatticePipelinePassBase::LatticePipelinePassBase;
-  ::llvm::LogicalResult initializeOptions(
-      ::llvm::StringRef options,
-      ::llvm::function_ref<::llvm::LogicalResult(const ::llvm::Twine &)> errorHandler) override {
-    if (::mlir::failed(LatticePipelinePassBase::initializeOptions(options, errorHandler)))
-      return ::mlir::failure();
-    return ::lattice::detail::checkPipeline(passes.getValue(), errorHandler);
-  }
-  void runOnOperation() override {
-    switch (::lattice::detail::runPipeline(*this, getOperation(), getAnalysisManager(), passes.getValue())) {
-";
+/// The class of the pipeline pass in `Passes.cpp.inc` / `TestPasses.cpp.inc` (its run switch
+/// follows).
+fn pipeline_class(group: Group) -> String {
+    let (class, _, _) = pipeline_pass(group);
+    let tests = group == Group::Test;
+    format!(
+        "\nstruct {class} final : ::lattice::impl::{class}Base<{class}> {{\n  \
+         using {class}Base::{class}Base;\n  \
+         ::llvm::LogicalResult initializeOptions(\n      ::llvm::StringRef options,\n      \
+         ::llvm::function_ref<::llvm::LogicalResult(const ::llvm::Twine &)> errorHandler) override {{\n    \
+         if (::mlir::failed({class}Base::initializeOptions(options, errorHandler)))\n      \
+         return ::mlir::failure();\n    \
+         return ::lattice::detail::checkPipeline(passes.getValue(), errorHandler, /*testPasses=*/{tests});\n  }}\n  \
+         void runOnOperation() override {{\n    \
+         switch (::lattice::detail::runPipeline(*this, getOperation(), getAnalysisManager(), passes.getValue(),\n                                           \
+         /*testPasses=*/{tests})) {{\n"
+    )
+}
 
 /// `PassEnums.h`: the enums of every choice option, and their spellings.
 pub fn enums_h(registry: &Registry) -> String {
@@ -249,9 +271,11 @@ pub fn passes_inc(registry: &Registry, group: Group) -> String {
             class_name(pass.name).to_ascii_uppercase()
         );
     }
-    if group == Group::Passes {
-        out.push_str("#define GEN_PASS_DEF_LATTICEPIPELINEPASS\n");
-    }
+    let _ = writeln!(
+        out,
+        "#define GEN_PASS_DEF_{}",
+        pipeline_pass(group).0.to_ascii_uppercase()
+    );
     let _ = writeln!(out, "#include \"lattice/{file}.h.inc\"\n\nnamespace {{");
     for pass in &passes {
         let class = class_name(pass.name);
@@ -285,10 +309,8 @@ pub fn passes_inc(registry: &Registry, group: Group) -> String {
             pass.name
         );
     }
-    if group == Group::Passes {
-        out.push_str(PIPELINE_CLASS);
-        out.push_str(RAN_SWITCH);
-    }
+    out.push_str(&pipeline_class(group));
+    out.push_str(RAN_SWITCH);
     out.push_str("\n} // namespace\n");
     out
 }
@@ -325,5 +347,24 @@ mod tests {
         assert!(test.contains(
             "Option<\"message\", \"message\", \"std::string\", [{\"requested failure\"}]"
         ));
+    }
+
+    #[test]
+    fn only_the_test_library_pipeline_pass_takes_test_passes() {
+        let registry = &lattice_passes::REGISTRY;
+        let (td, test_td) = (
+            passes_td(registry, Group::Passes),
+            passes_td(registry, Group::Test),
+        );
+        assert!(td.contains("Pass<\"lattice-pipeline\">") && !td.contains("lattice-test-pipeline"));
+        assert!(test_td.contains("Pass<\"lattice-test-pipeline\">"));
+        let (inc, test_inc) = (
+            passes_inc(registry, Group::Passes),
+            passes_inc(registry, Group::Test),
+        );
+        assert!(inc.contains("/*testPasses=*/false") && !inc.contains("/*testPasses=*/true"));
+        assert!(
+            test_inc.contains("/*testPasses=*/true") && !test_inc.contains("/*testPasses=*/false")
+        );
     }
 }

@@ -384,28 +384,67 @@ pub unsafe extern "C" fn lattice_check_options(
     checked.err().unwrap_or_default().seal()
 }
 
+/// Which passes a lattice pipeline handed in may name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Passes {
+    /// The real passes only: `lattice-pipeline` of the production library.
+    Real,
+    /// The `test-` passes too: `lattice-test-pipeline` of the test library.
+    WithTests,
+}
+
 /// The lattice pipeline of `text` (`lattice-opt --pass-pipeline` syntax: `order-search,dlr,cpe`),
-/// checked and canonical, or the parser's error as a report.
+/// checked and canonical, or the parser's error as a report. A `test-` pass is refused unless
+/// `passes` allows it: test passes live in the test library, so a production pipeline names none.
 ///
 /// # Safety
 /// `text` valid.
-unsafe fn pipeline_from_c(text: &LatticeStr) -> Result<Vec<PassSpec>, LatticeReport> {
+unsafe fn pipeline_from_c(
+    text: &LatticeStr,
+    passes: Passes,
+) -> Result<Vec<PassSpec>, LatticeReport> {
     // SAFETY: per the contract.
     let text = unsafe { strs(text, 1) }.map_err(LatticeReport::error)?;
-    let pipeline = lattice::parse_pipeline(text[0], &REGISTRY)
-        .map_err(|e| LatticeReport::error(format!("in the lattice pipeline `{}`: {e}", text[0])))?;
+    let refuse =
+        |e: String| LatticeReport::error(format!("in the lattice pipeline `{}`: {e}", text[0]));
+    let pipeline =
+        lattice::parse_pipeline(text[0], &REGISTRY).map_err(|e| refuse(e.to_string()))?;
+    if passes == Passes::Real {
+        if let Some(test) = pipeline
+            .passes
+            .iter()
+            .find(|p| REGISTRY.get(p.name).is_some_and(|info| info.is_test()))
+        {
+            return Err(refuse(format!(
+                "`{}` is a test pass; test passes run only in the test library's \
+                 `lattice-test-pipeline`",
+                test.name
+            )));
+        }
+    }
     Ok(pipeline.passes)
 }
 
-/// Checks the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax) as
-/// `lattice-opt` would; the report holds the error, if any (never null). O(text).
+/// Checks the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax, real passes
+/// only) as `lattice-opt` would; the report holds the error, if any (never null). O(text).
 ///
 /// # Safety
 /// `pipeline` is valid.
 #[no_mangle]
 pub unsafe extern "C" fn lattice_check_pipeline(pipeline: LatticeStr) -> *mut LatticeReport {
     // SAFETY: per the contract.
-    let checked = guarded(|| unsafe { pipeline_from_c(&pipeline) }.map(drop));
+    let checked = guarded(|| unsafe { pipeline_from_c(&pipeline, Passes::Real) }.map(drop));
+    checked.err().unwrap_or_default().seal()
+}
+
+/// [`lattice_check_pipeline`] for the test library: `test-` passes allowed.
+///
+/// # Safety
+/// As [`lattice_check_pipeline`].
+#[no_mangle]
+pub unsafe extern "C" fn lattice_check_test_pipeline(pipeline: LatticeStr) -> *mut LatticeReport {
+    // SAFETY: per the contract.
+    let checked = guarded(|| unsafe { pipeline_from_c(&pipeline, Passes::WithTests) }.map(drop));
     checked.err().unwrap_or_default().seal()
 }
 
@@ -483,11 +522,11 @@ pub unsafe extern "C" fn lattice_run_pass(
 }
 
 /// Runs the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax:
-/// `order-search,dlr,cpe`) on `module` exactly as `lattice-opt` runs it: the module verified
-/// first unless a pass left it, each pass shown the passes after it and handed what the previous
-/// one left (the victim key an `order-search` chose reaches the `dlr` after it), the analyses
-/// kept between passes, the phase only forward, the module verified after each pass; the first
-/// failure stops it. Threads as [`lattice_run_pass`]. The report (never null) holds what the
+/// `order-search,dlr,cpe`; real passes only, as [`lattice_check_pipeline`]) on `module` exactly
+/// as `lattice-opt` runs it: the module verified first unless a pass left it, each pass shown the
+/// passes after it and handed what the previous one left (the victim key an `order-search` chose
+/// reaches the `dlr` after it), the analyses kept between passes, the phase only forward, the
+/// module verified after each pass; the first failure stops it. Threads as [`lattice_run_pass`]. The report (never null) holds what the
 /// passes emitted (each message names its pass: `dlr: …`; ops by their index in the module the
 /// pipeline started from, ops a pass added after those), the statistics of every pass (with its
 /// name and place) and whether the module changed; when it failed the module is unspecified.
@@ -502,7 +541,23 @@ pub unsafe extern "C" fn lattice_run_pipeline(
     executor: *const LatticeExecutor,
 ) -> *mut LatticeReport {
     // SAFETY: per the contract.
-    let passes = || unsafe { pipeline_from_c(&pipeline) };
+    let passes = || unsafe { pipeline_from_c(&pipeline, Passes::Real) };
+    // SAFETY: per the contract.
+    unsafe { run_on(&mut *module, passes, true, executor.as_ref()) }
+}
+
+/// [`lattice_run_pipeline`] for the test library: `test-` passes allowed.
+///
+/// # Safety
+/// As [`lattice_run_pipeline`].
+#[no_mangle]
+pub unsafe extern "C" fn lattice_run_test_pipeline(
+    module: *mut LatticeModule,
+    pipeline: LatticeStr,
+    executor: *const LatticeExecutor,
+) -> *mut LatticeReport {
+    // SAFETY: per the contract.
+    let passes = || unsafe { pipeline_from_c(&pipeline, Passes::WithTests) };
     // SAFETY: per the contract.
     unsafe { run_on(&mut *module, passes, true, executor.as_ref()) }
 }

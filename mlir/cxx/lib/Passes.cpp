@@ -147,13 +147,16 @@ LogicalResult lattice::detail::checkOptions(
 }
 
 LogicalResult lattice::detail::checkPipeline(
-    StringRef pipeline, llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler) {
-  LatticeReport *report = lattice_check_pipeline(str(pipeline));
+    StringRef pipeline, llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler,
+    bool testPasses) {
+  LatticeReport *report = testPasses ? lattice_check_test_pipeline(str(pipeline))
+                                     : lattice_check_pipeline(str(pipeline));
   LogicalResult result = success();
   size_t count = 0;
   const LatticeDiagnostic *diagnostics = lattice_report_diagnostics(report, &count);
   if (lattice_report_failed(report) && count)
-    result = errorHandler("lattice-pipeline: " + ref(diagnostics[0].message));
+    result = errorHandler((testPasses ? "lattice-test-pipeline: " : "lattice-pipeline: ") +
+                          ref(diagnostics[0].message));
   lattice_report_free(report);
   return result;
 }
@@ -220,10 +223,13 @@ lattice::detail::Ran lattice::detail::runPass(Pass &self, Operation *root,
 }
 
 lattice::detail::Ran lattice::detail::runPipeline(Pass &self, Operation *root,
-                                                  AnalysisManager analyses, StringRef pipeline) {
+                                                  AnalysisManager analyses, StringRef pipeline,
+                                                  bool testPasses) {
   return runOnModules(self, root, analyses, /*pipeline=*/true,
                       [&](LatticeModule *module, const LatticeExecutor *executor) {
-                        return lattice_run_pipeline(module, str(pipeline), executor);
+                        return testPasses
+                                   ? lattice_run_test_pipeline(module, str(pipeline), executor)
+                                   : lattice_run_pipeline(module, str(pipeline), executor);
                       });
 }
 

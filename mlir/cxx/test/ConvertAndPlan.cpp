@@ -16,6 +16,7 @@
 #include "lattice/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Parser/Parser.h"
@@ -213,6 +214,29 @@ int main() {
               : FailureOr<lattice::LirModule>(failure());
     check(succeeded(same) && same->printLir() == lir->printLir(),
           "lattice-pipeline plans as the three passes");
+
+    // A test pass in the production pipeline pass is refused at run time too (the options
+    // struct skips the option check), with the reason, and the module is left as it was.
+    OwningOpRef<ModuleOp> refused = lowered();
+    std::string before, reason;
+    if (refused)
+      llvm::raw_string_ostream(before) << *refused;
+    PassManager withTest(&context);
+    lattice::LatticePipelinePassOptions tests;
+    tests.passes = "mpas,test-fail";
+    withTest.nest<ModuleOp>().addPass(lattice::createLatticePipelinePass(tests));
+    {
+      ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+        reason += d.str();
+        return success();
+      });
+      check(refused && failed(withTest.run(*refused)), "lattice-pipeline refuses a test pass");
+    }
+    std::string after;
+    if (refused)
+      llvm::raw_string_ostream(after) << *refused;
+    check(reason.find("`test-fail` is a test pass") != std::string::npos && before == after,
+          "the refusal says why and changes nothing");
   }
   if (failures)
     return 1;

@@ -68,16 +68,19 @@ Ran runPass(mlir::Pass &self, mlir::Operation *root, mlir::AnalysisManager analy
             llvm::StringRef pass, const OptionValues &values);
 
 /// Checks `pipeline` (`lattice-pipeline`'s `passes`: lattice-opt's `--pass-pipeline` syntax) with
-/// lattice's pipeline parser, reporting the problem to `errorHandler`.
+/// lattice's pipeline parser, reporting the problem to `errorHandler`. A `test-` pass is an error
+/// unless `testPasses` (the test library's `lattice-test-pipeline`).
 mlir::LogicalResult
 checkPipeline(llvm::StringRef pipeline,
-              llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
+              llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler,
+              bool testPasses);
 
 /// Runs the lattice pipeline `pipeline` as `runPass` runs one pass, by lattice's own pass
 /// manager as `lattice-opt` runs it (each pass sees the passes after it and gets what the one
 /// before it left): one read, one write and one MLIR verification for the whole pipeline.
+/// `testPasses` as for `checkPipeline`.
 Ran runPipeline(mlir::Pass &self, mlir::Operation *root, mlir::AnalysisManager analyses,
-                llvm::StringRef pipeline);
+                llvm::StringRef pipeline, bool testPasses);
 } // namespace detail
 
 } // namespace lattice

@@ -53,4 +53,12 @@ def LatticeTestReversePass : Pass<"lattice-test-reverse"> {
   let summary = "Reverse the order of independent ops (unplanned modules only)";
 }
 
+def LatticeTestPipelinePass : Pass<"lattice-test-pipeline"> {
+  let summary = "lattice-pipeline for tests: the lattice pipeline may name test passes";
+  let options = [
+    Option<"passes", "passes", "std::string", [{""}],
+           "The lattice pipeline in lattice-opt's --pass-pipeline syntax: `order-search,dlr,cpe`.">,
+  ];
+}
+
 #endif // LATTICE_TEST_PASSES_TD

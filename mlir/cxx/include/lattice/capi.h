@@ -10,7 +10,7 @@
 
 // The version of this ABI, bumped on every change to its types or functions; a C++ library
 // built against another version refuses to run (`lattice_abi_version`).
-#define LATTICE_ABI_VERSION 2
+#define LATTICE_ABI_VERSION 3
 
 // An index that names nothing: an operand that is not a buffer or token of the module.
 #define LATTICE_NONE UINT32_MAX
@@ -343,12 +343,18 @@ struct LatticeReport *lattice_check_options(struct LatticeStr pass,
                                             const struct LatticeStr *values,
                                             size_t count);
 
-// Checks the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax) as
-// `lattice-opt` would; the report holds the error, if any (never null). O(text).
+// Checks the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax, real passes
+// only) as `lattice-opt` would; the report holds the error, if any (never null). O(text).
 //
 // # Safety
 // `pipeline` is valid.
 struct LatticeReport *lattice_check_pipeline(struct LatticeStr pipeline);
+
+// [`lattice_check_pipeline`] for the test library: `test-` passes allowed.
+//
+// # Safety
+// As [`lattice_check_pipeline`].
+struct LatticeReport *lattice_check_test_pipeline(struct LatticeStr pipeline);
 
 // Runs lattice pass `pass` with the options `names[i] = values[i]` (the rest at their defaults)
 // on `module`, as `lattice-opt` runs it (the module verified first unless a pass left it, the
@@ -369,11 +375,11 @@ struct LatticeReport *lattice_run_pass(struct LatticeModule *module,
                                        const struct LatticeExecutor *executor);
 
 // Runs the lattice pipeline `pipeline` (`lattice-opt --pass-pipeline` syntax:
-// `order-search,dlr,cpe`) on `module` exactly as `lattice-opt` runs it: the module verified
-// first unless a pass left it, each pass shown the passes after it and handed what the previous
-// one left (the victim key an `order-search` chose reaches the `dlr` after it), the analyses
-// kept between passes, the phase only forward, the module verified after each pass; the first
-// failure stops it. Threads as [`lattice_run_pass`]. The report (never null) holds what the
+// `order-search,dlr,cpe`; real passes only, as [`lattice_check_pipeline`]) on `module` exactly
+// as `lattice-opt` runs it: the module verified first unless a pass left it, each pass shown the
+// passes after it and handed what the previous one left (the victim key an `order-search` chose
+// reaches the `dlr` after it), the analyses kept between passes, the phase only forward, the
+// module verified after each pass; the first failure stops it. Threads as [`lattice_run_pass`]. The report (never null) holds what the
 // passes emitted (each message names its pass: `dlr: …`; ops by their index in the module the
 // pipeline started from, ops a pass added after those), the statistics of every pass (with its
 // name and place) and whether the module changed; when it failed the module is unspecified.
@@ -384,6 +390,14 @@ struct LatticeReport *lattice_run_pass(struct LatticeModule *module,
 struct LatticeReport *lattice_run_pipeline(struct LatticeModule *module,
                                            struct LatticeStr pipeline,
                                            const struct LatticeExecutor *executor);
+
+// [`lattice_run_pipeline`] for the test library: `test-` passes allowed.
+//
+// # Safety
+// As [`lattice_run_pipeline`].
+struct LatticeReport *lattice_run_test_pipeline(struct LatticeModule *module,
+                                                struct LatticeStr pipeline,
+                                                const struct LatticeExecutor *executor);
 
 // Whether the call the report is of failed (an error is among its diagnostics).
 //
