@@ -28,15 +28,20 @@ namespace {
 /// verification of verified IR: the parser verified the module, the pass manager verified it after
 /// every pass that did not declare it unchanged, and a failure prints nothing. So in that case
 /// npu-opt tells the printer so (on Matmul_Case1 that verification was 0.107 G instructions of
-/// the three-pass pipeline's 3.0 G); with either verification off, when the option is given, or
-/// under `--run-reproducer` (whose file may turn `--verify-each` off), the printer behaves as
-/// MLIR's default.
+/// the three-pass pipeline's 3.0 G). The option is global: it also reaches the IR dumps of
+/// `--mlir-print-ir-*`, which may show a module that failed verification (after a failure), so
+/// with any of those, with either verification off, when the option is given, or under
+/// `--run-reproducer` (whose file may turn `--verify-each` off), the printer behaves as MLIR's
+/// default.
 void printVerifiedModulesAsIs() {
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   if (!config.shouldVerifyPasses() || !config.shouldVerifyOnParsing() ||
       config.shouldRunReproducer())
     return;
   auto &options = llvm::cl::getRegisteredOptions();
+  for (auto &[name, option] : options)
+    if (name.starts_with("mlir-print-ir-") && option->getNumOccurrences() > 0)
+      return;
   auto found = options.find("mlir-print-assume-verified");
   if (found == options.end() || found->second->getNumOccurrences() > 0)
     return;
