@@ -1,12 +1,13 @@
 //! A [`LatticeModuleDesc`] (flat arrays, as the C++ side reads them off MLIR ops) → a LIR
 //! [`Module`], with every problem located at the buffer, op, phase or target it concerns.
 //!
-//! The checks are the MLIR importer's (`lattice_mlir::import`, same [`ImportErrorKind`]s): the
-//! name and every tier, pipe and opcode are LIR names, tier and pipe names resolve against the
-//! target, buffer positions number the buffers 0..n once each, op ids are unique and `order`
-//! lists every op once (σ). What the C++ dialect's verifiers already guarantee (attribute kinds,
-//! one kind per dependency) is checked again only as far as memory safety needs. The module is not
-//! structurally verified here (the pass run does that).
+//! The checks are the MLIR importer's (`lattice_mlir::import`, same
+//! [`ImportErrorKind`](lattice_mlir::error::ImportErrorKind)s): the name and every tier, pipe and
+//! opcode are LIR names, tier and pipe names resolve against the target, buffer positions number
+//! the buffers 0..n once each, op ids are unique and `order` lists every op once (σ). What the
+//! C++ dialect's verifiers already guarantee (attribute kinds, one kind per dependency) is checked
+//! again only as far as memory safety needs. The module is not structurally verified here (the
+//! pass run does that).
 //!
 //! Invariants: the module's ops are the described ops in the described order (op `i` of the
 //! description is `OpId(i)`), so diagnostics about an op map back to the MLIR op it came from;

@@ -526,10 +526,11 @@ pub unsafe extern "C" fn lattice_run_pass(
 /// as `lattice-opt` runs it: the module verified first unless a pass left it, each pass shown the
 /// passes after it and handed what the previous one left (the victim key an `order-search` chose
 /// reaches the `dlr` after it), the analyses kept between passes, the phase only forward, the
-/// module verified after each pass; the first failure stops it. Threads as [`lattice_run_pass`]. The report (never null) holds what the
-/// passes emitted (each message names its pass: `dlr: …`; ops by their index in the module the
-/// pipeline started from, ops a pass added after those), the statistics of every pass (with its
-/// name and place) and whether the module changed; when it failed the module is unspecified.
+/// module verified after each pass; the first failure stops it. Threads as [`lattice_run_pass`].
+/// The report (never null) holds what the passes emitted (each message names its pass: `dlr: …`;
+/// ops by their index in the module the pipeline started from, ops a pass added after those), the
+/// statistics of every pass (with its name and place) and whether the module changed; when it
+/// failed the module is unspecified.
 /// O(the passes) plus one verification before and one after each pass.
 ///
 /// # Safety
