@@ -12,14 +12,14 @@
 //! Invariants: the module's ops are the described ops in the described order (op `i` of the
 //! description is `OpId(i)`), so diagnostics about an op map back to the MLIR op it came from;
 //! buffers are in `pos` order. No input panics. Cost: O(V + E + B) with hash lookups by name
-//! and id.
+//! and id (FxHash: the keys are the module's own names and ids, read once per op).
 
 use crate::abi::*;
 use lattice_lir::{Buffer, BufferId, Dep, DepKind, Module, Op, OpId, OpKind, Phase, PipeId};
 use lattice_lir::{SpillCost, Target, Tier, TierId};
 use lattice_mlir::error::ImportErrorKind as K;
 use lattice_mlir::names::{is_module_name, is_opcode, is_word};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A problem of a described module, at what it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,13 +121,13 @@ pub unsafe fn assemble(desc: &LatticeModuleDesc) -> Result<Module, Vec<Located>>
         Phase::Parsed
     });
     let target = read_target(&desc.target, &a, &mut at);
-    let tiers: HashMap<&str, TierId> = target
+    let tiers: FxHashMap<&str, TierId> = target
         .tiers
         .iter()
         .enumerate()
         .map(|(i, t)| (t.name.as_str(), TierId::new(i)))
         .collect();
-    let pipes: HashMap<&str, PipeId> = target
+    let pipes: FxHashMap<&str, PipeId> = target
         .pipes
         .iter()
         .enumerate()
@@ -179,7 +179,8 @@ pub unsafe fn assemble(desc: &LatticeModuleDesc) -> Result<Module, Vec<Located>>
 
     // Ops, in the described order.
     let mut ops = Vec::with_capacity(a.ops.len());
-    let mut by_id: HashMap<u32, usize> = HashMap::with_capacity(a.ops.len());
+    let mut by_id: FxHashMap<u32, usize> =
+        FxHashMap::with_capacity_and_hasher(a.ops.len(), Default::default());
     for (i, op) in a.ops.iter().enumerate() {
         if by_id.insert(op.id, i).is_some() {
             at(
@@ -414,7 +415,7 @@ fn read_target(
 /// op `order` leaves out.
 fn read_order(
     a: &Arrays<'_>,
-    by_id: &HashMap<u32, usize>,
+    by_id: &FxHashMap<u32, usize>,
     at: &mut impl FnMut(LatticeAnchor, usize, K),
 ) -> Vec<OpId> {
     let mut schedule = Vec::with_capacity(a.order.len());

@@ -57,6 +57,14 @@ template <typename OpT> void readDeps(OpT op, Reading &r, const llvm::DenseMap<O
   out.dep_count = r.depOps.size() - out.deps_begin;
 }
 
+/// The `id` of a scheduled lattice op, none for any other op: read from the op's properties,
+/// without the by-name lookup of `getInherentAttr`.
+std::optional<uint32_t> scheduledId(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<uint32_t>>(op)
+      .Case<AllocOp, FreeOp, CommandOp, SpillOutOp, SpillInOp>([](auto x) { return x.getId(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 uint32_t bufferRef(Value value, const llvm::DenseMap<Operation *, uint32_t> &buffers) {
   auto found = buffers.find(value.getDefiningOp());
   return found == buffers.end() ? LATTICE_NONE : found->second;
@@ -520,7 +528,10 @@ LogicalResult LirModule::write(ModuleOp into) {
   PhaseOp phaseOp;
   std::vector<Value> buffersByPos(desc.buffer_count);
   std::vector<Operation *> bufferOps(desc.buffer_count);
+  // The scheduled ops by id; an entry is cleared once the result reuses its op, so what is left
+  // at the end is what the pass removed.
   llvm::DenseMap<uint32_t, Operation *> byId;
+  byId.reserve(ops.size() + desc.op_count);
   for (Operation &op : *body) {
     if (auto p = llvm::dyn_cast<PhaseOp>(op))
       phaseOp = p;
@@ -531,8 +542,10 @@ LogicalResult LirModule::write(ModuleOp into) {
       bufferOps[b.getPos()] = &op;
     } else if (llvm::isa<TargetOp>(op))
       target = &op;
+    else if (std::optional<uint32_t> id = scheduledId(&op))
+      byId[*id] = &op;
     else
-      byId[llvm::cast<IntegerAttr>(op.getInherentAttr("id").value()).getInt()] = &op;
+      return op.emitError("the lattice module gained a foreign op under a lattice pass");
   }
   if (!phaseOp)
     return into.emitError("the lattice module lost its `lattice.phase` op");
@@ -541,15 +554,18 @@ LogicalResult LirModule::write(ModuleOp into) {
   Writer w(builder, desc, into.getLoc());
   w.buffers = std::move(buffersByPos);
   w.tokens.reserve(desc.op_count);
-  llvm::DenseSet<Operation *> kept;
   std::vector<Operation *> sigma;
   sigma.reserve(desc.op_count);
   for (size_t i = 0; i < desc.op_count; ++i) {
     const LatticeOp &op = desc.ops[i];
-    Operation *existing = byId.lookup(op.id);
-    if (!existing || !w.update(existing, op))
+    auto found = byId.find(op.id);
+    Operation *existing = nullptr;
+    if (found != byId.end() && found->second && w.update(found->second, op)) {
+      existing = found->second;
+      found->second = nullptr;
+    } else {
       existing = w.create(op);
-    kept.insert(existing);
+    }
     sigma.push_back(existing);
     w.tokens.push_back(existing->getResult(0));
   }
@@ -561,7 +577,7 @@ LogicalResult LirModule::write(ModuleOp into) {
   // Ops the result no longer has (their tokens are used only by ops that are gone too).
   SmallVector<Operation *> gone;
   for (auto &[id, op] : byId)
-    if (!kept.contains(op))
+    if (op)
       gone.push_back(op);
   for (Operation *op : gone)
     op->dropAllUses();
