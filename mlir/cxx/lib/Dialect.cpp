@@ -47,6 +47,24 @@ void LatticeDialect::initialize() {
   u64 = IntegerType::get(getContext(), 64, IntegerType::Unsigned);
 }
 
+IntegerAttr LatticeDialect::u64Attr(uint64_t value) const {
+  std::lock_guard<std::mutex> guard(cacheLock);
+  IntegerAttr &attr = u64Attrs[value];
+  if (!attr)
+    attr = IntegerAttr::get(u64, APInt(64, value));
+  return attr;
+}
+
+ArrayAttr LatticeDialect::precedenceKinds(size_t count) const {
+  std::lock_guard<std::mutex> guard(cacheLock);
+  while (precedenceLists.size() <= count) {
+    SmallVector<Attribute> kinds(precedenceLists.size(),
+                                 kindAttrs[static_cast<unsigned>(DepKind::Precedence)]);
+    precedenceLists.push_back(ArrayAttr::get(getContext(), kinds));
+  }
+  return precedenceLists[count];
+}
+
 void lattice::registerLatticeDialect(DialectRegistry &registry) {
   registry.insert<LatticeDialect>();
 }
@@ -101,7 +119,8 @@ struct Reader {
       return p.emitError(at, "negative integer literal not valid for unsigned integer type");
     if (value.getActiveBits() > width)
       return p.emitError(at, "integer constant out of range for attribute");
-    attr = IntegerAttr::get(dialect().uintType(width), value.zextOrTrunc(width));
+    attr = width == 64 ? dialect().u64Attr(value.getZExtValue())
+                       : IntegerAttr::get(dialect().uintType(width), value.zextOrTrunc(width));
     return success();
   }
   ParseResult text(StringAttr &attr) { return p.parseAttribute(attr); }
@@ -111,6 +130,7 @@ struct Reader {
   ParseResult deps(SmallVectorImpl<OpAsmParser::UnresolvedOperand> &deps, ArrayAttr &kinds) {
     ArrayRef<StringAttr> names = dialect().depKindAttrs();
     SmallVector<Attribute, 4> kindList;
+    bool allPrecedence = true;
     if (succeeded(p.parseOptionalKeyword("after"))) {
       auto one = [&]() -> ParseResult {
         OpAsmParser::UnresolvedOperand dep;
@@ -126,6 +146,7 @@ struct Reader {
             return p.emitError(at, "expected `spill` or `reuse` after a dependency, found `")
                    << word << "`";
           kind = *named;
+          allPrecedence = false;
         }
         kindList.push_back(names[static_cast<unsigned>(kind)]);
         return success();
@@ -133,7 +154,8 @@ struct Reader {
       if (p.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, one))
         return failure();
     }
-    kinds = ArrayAttr::get(p.getContext(), kindList);
+    kinds = allPrecedence ? dialect().precedenceKinds(kindList.size())
+                          : ArrayAttr::get(p.getContext(), kindList);
     return success();
   }
 

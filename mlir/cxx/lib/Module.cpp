@@ -330,13 +330,13 @@ public:
       : b(builder), desc(desc), loc(loc), ctx(builder.getContext()),
         u32(IntegerType::get(ctx, 32, IntegerType::Unsigned)),
         u64(IntegerType::get(ctx, 64, IntegerType::Unsigned)), buf(BufType::get(ctx)),
-        token(TokenType::get(ctx)) {
+        token(TokenType::get(ctx)), dialect(*ctx->getOrLoadDialect<LatticeDialect>()) {
     for (DepKind kind : {DepKind::Precedence, DepKind::Spill, DepKind::Reuse})
       kindNames.push_back(StringAttr::get(ctx, depKindName(kind)));
   }
 
   IntegerAttr id(uint32_t v) { return IntegerAttr::get(u32, v); }
-  IntegerAttr big(uint64_t v) { return IntegerAttr::get(u64, APInt(64, v)); }
+  IntegerAttr big(uint64_t v) { return dialect.u64Attr(v); }
   StringAttr text(LatticeStr s) { return StringAttr::get(ctx, ref(s)); }
 
   /// Op `i`'s buffers and dependency tokens (ops built or found so far, σ order).
@@ -353,9 +353,12 @@ public:
     return values;
   }
   ArrayAttr kinds(const LatticeOp &op) {
+    ArrayRef<LatticeDepKind> kinds(desc.dep_kinds + op.deps_begin, op.dep_count);
+    if (llvm::all_of(kinds, [](LatticeDepKind k) { return k == LATTICE_DEP_PRECEDENCE; }))
+      return dialect.precedenceKinds(op.dep_count);
     SmallVector<Attribute, 4> names;
-    for (uint32_t k = 0; k < op.dep_count; ++k)
-      names.push_back(kindNames[desc.dep_kinds[op.deps_begin + k]]);
+    for (LatticeDepKind kind : kinds)
+      names.push_back(kindNames[kind]);
     return ArrayAttr::get(ctx, names);
   }
 
@@ -506,6 +509,7 @@ public:
   MLIRContext *ctx;
   IntegerType u32, u64;
   Type buf, token;
+  const LatticeDialect &dialect;
   SmallVector<StringAttr, 3> kindNames;
   /// The buffer values by `pos`, the tokens by σ position.
   std::vector<Value> buffers, tokens;

@@ -21,6 +21,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <mutex>
 
 #include "lattice/LatticeDialect.h.inc"
 

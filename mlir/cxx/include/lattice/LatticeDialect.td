@@ -40,10 +40,22 @@ def Lattice_Dialect : Dialect {
     ::llvm::ArrayRef<::mlir::StringAttr> depKindAttrs() const { return kindAttrs; }
     /// `ui32` or `ui64` (made once: the parser gives every id, size and cycle count one).
     ::mlir::IntegerType uintType(unsigned width) const { return width == 32 ? u32 : u64; }
+    /// `value` as a `ui64` attribute. Sizes, cycle counts and offsets repeat (a module has few
+    /// distinct ones), so the dialect keeps the ones it made and hands them out after one hash
+    /// lookup, where MLIR's uniquer would hash the integer and take the context's locks again
+    /// (on Matmul_Case1 about 600 instructions a value). Any thread may call it.
+    ::mlir::IntegerAttr u64Attr(uint64_t value) const;
+    /// The `dep_kinds` of `count` dependencies that are all `precedence` (most ops' list), kept
+    /// per length as `u64Attr` keeps its values.
+    ::mlir::ArrayAttr precedenceKinds(size_t count) const;
 
   private:
     ::llvm::SmallVector<::mlir::StringAttr, 3> kindAttrs;
     ::mlir::IntegerType u32, u64;
+    /// Guards the two caches below (filled on demand, read by the parser and the writer).
+    mutable std::mutex cacheLock;
+    mutable ::llvm::DenseMap<uint64_t, ::mlir::IntegerAttr> u64Attrs;
+    mutable ::llvm::SmallVector<::mlir::ArrayAttr> precedenceLists;
   }];
 }
 
