@@ -7,7 +7,9 @@
 //
 // Invariants: a verified scheduled op has exactly one `dep_kinds` entry per token operand, each
 // `precedence`, `spill` or `reuse`; the custom assembly prints what it parses (an op printed and
-// parsed again is equal). Cost: verifiers O(operands + attributes) per op.
+// parsed again is equal); the dialect's caches (`u64Attr`, `precedenceKinds`) hand out exactly
+// the attributes MLIR's uniquer would, only once made. Cost: verifiers O(operands + attributes)
+// per op; a cache lookup is one hash probe under a lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,7 +111,8 @@ struct Reader {
   ParseResult keyword(StringRef word) { return p.parseKeyword(word); }
   /// A non-negative integer of at most `width` (32 or 64) bits as a `ui<width>` attribute, read
   /// as an integer rather than through MLIR's attribute parser (on Matmul_Case1 that parser
-  /// spent 143 M instructions on these values, this 116 M).
+  /// spent 143 M instructions on these values, this 116 M; 104 M with `ui64` values from the
+  /// dialect's cache).
   ParseResult uint(IntegerAttr &attr, unsigned width) {
     SMLoc at = p.getCurrentLocation();
     APInt value;
