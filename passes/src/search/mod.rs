@@ -15,7 +15,12 @@
 //! The search: run MPAS's order through the real back end; group the tasks, build and score the
 //! portfolio; run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
 //! of the best members, on its own seed and share of the budget; then run the best distinct
-//! orders through the real back end, in order of promise, and keep the best by the final key. Invariants:
+//! orders through the real back end, in order of promise, and keep the best by the final key.
+//! The makespan objective also runs the *traffic lead* (`Lead`): the traffic search's portfolio
+//! scoring and first chain, exactly as that search runs them (same budget split, start, seed and
+//! share), in the place of one of its own chains, with the lead's best orders among its
+//! finalists; so its plan is never slower than the traffic objective's whenever that one comes
+//! from the traffic search's first chain or its portfolio. Invariants:
 //! - **Budget** ([`Budget`]): `auto` and `work:N` are work units ([`score`]) for the whole pass:
 //!   the final stage is paid first (MPAS's run and as many other runs — a finalist under one of
 //!   the victim keys the back end tries — as fit in half the budget), then grouping the tasks
@@ -42,8 +47,9 @@
 //!   other, and the finalist kept has the smallest final key, so the result's objective is at
 //!   most MPAS's under the same back end.
 //!
-//! Cost: the budget's work units (plus, for a step budget, (budget) × (one realization or O(V)
-//! move + one score) + finalists × back end).
+//! Cost: the budget's work units — for the makespan objective plus its traffic lead's portfolio
+//! scoring and chain, less the share of the chain the lead replaces — (plus, for a step budget,
+//! (budget) × (one realization or O(V) move + one score) + finalists × back end).
 
 mod family;
 mod floor;
@@ -96,6 +102,9 @@ pub const CHAINS: usize = 4;
 /// far as four in the same wall time (FlashAttention_Case1 traffic 26,880 with four, 26,112 with
 /// two; Conv_Case0 45,506 and 45,312; Matmul_Case1 313,088 and 312,832; docs/search.md).
 pub const DEEP_CHAINS: usize = 2;
+/// The makespan chain whose place the traffic lead's chain takes (see [`Lead`]): of the four,
+/// the one that won none of the shipped cases (docs/search.md).
+const LEAD_SLOT: usize = 2;
 /// Orders besides MPAS's that go through the real back end at the end.
 pub const FINALISTS: usize = 4;
 /// For the makespan objective, further finalists: the best by the traffic key and by the peak
@@ -215,7 +224,8 @@ pub fn search_with(
         phase: Phase::Scheduled,
         ..module.clone()
     };
-    let evaluator = Evaluator::new(&work, options.objective, &options.back_end);
+    let objective = options.objective;
+    let evaluator = Evaluator::new(&work, objective, &options.back_end);
     let floor = floor::floor(module, options.objective);
     let threads = options.threads.get() as usize;
     let deadline =
@@ -244,30 +254,20 @@ pub fn search_with(
     // is the first.
     let final_cost = budget.cost(0, evaluator.finish_work());
     let victims = options.back_end.victims();
-    let most_finalists = 1
-        + FINALISTS
-        + match options.objective {
-            Objective::Makespan => 2 * FINALISTS_PER_KEY,
-            _ => 0,
-        };
-    let most_others = (most_finalists * victims.len() - 1) as u64;
-    let (other_jobs, budget) = match budget {
-        Allowance::Work(units) => {
-            let each = evaluator.finish_work();
-            let others = (units / 2 / each.max(1)).saturating_sub(1).min(most_others);
-            (
-                others as usize,
-                Allowance::Work(units.saturating_sub((1 + others) * each)),
-            )
-        }
-        Allowance::Steps(_) => (most_others as usize, budget),
-    };
-    // A work budget pays for grouping the tasks and building the portfolio too.
+    let total = budget;
+    let (mut other_jobs, budget) = search_allowance(
+        objective_finalists(options.objective),
+        victims.len(),
+        &evaluator,
+        total,
+    );
+    // The makespan objective's traffic lead (below) runs its finalists on top, when the half of
+    // a work budget kept for the final stage has room for them after the objective's own.
+    if options.objective == Objective::Makespan {
+        let most = objective_finalists(Objective::Makespan) + FINALISTS_PER_KEY;
+        other_jobs = search_allowance(most, victims.len(), &evaluator, total).0;
+    }
     let build_work = evaluator.build_work();
-    let budget = match budget {
-        Allowance::Work(units) => Allowance::Work(units.saturating_sub(build_work)),
-        steps => steps,
-    };
     // MPAS's order through the back end first: under a time limit it is the plan always
     // returned, and its time tells how long each other finalist will take, so the stages
     // before the final one stop early enough for them (`rounds` batches of `threads`), or at
@@ -285,7 +285,6 @@ pub fn search_with(
     let reserve = (per_final * rounds).min(Duration::from_secs(options.time_limit) / 2);
     let stop = deadline.map(|d| d - reserve);
     let out_of_time = || stop.is_some_and(|d| Instant::now() >= d);
-    let objective = options.objective;
     let meets_floor = |m: &Measure| value(objective, m) <= floor;
     if out_of_time() || meets_floor(&mpas) {
         return Ok(Searched {
@@ -319,51 +318,15 @@ pub fn search_with(
         members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
     }
 
-    // The portfolio, in batches of `threads` members in order, until the budget is spent (MPAS,
-    // the first, always) or, under a time limit, while the longest batch so far (at first,
-    // MPAS's run through the back end, which a search-stage score never exceeds) still fits.
-    let mut orders: Vec<Vec<OpId>> = Vec::with_capacity(members.len());
-    let mut scores: Vec<Option<Measure>> = Vec::with_capacity(members.len());
-    let mut spent = Spent::default();
-    let mut longest: Option<Duration> = None;
-    // Whether a member meets the floor: the members after it are not scored, nor any chain run.
-    let mut met = false;
-    while !met && orders.len() < members.len() && (orders.is_empty() || budget.allows(spent)) {
-        if stop.is_some_and(|d| Instant::now() + longest.unwrap_or(per_final) > d) {
-            break;
-        }
-        let first = orders.len();
-        let started = Instant::now();
-        let batch = parallel(threads, threads.min(members.len() - first), |i| {
-            let (order, realized) = match &members[first + i].1 {
-                Start::Ops(order) => (order.clone(), 0),
-                Start::Tasks(t) => (realize(&tasks, t), realize_work(&work)),
-            };
-            let (measure, units) = evaluator.measure(&order, None);
-            (order, measure, units + realized)
-        });
-        longest = longest.max(Some(started.elapsed()));
-        // Members past the budget or past one that meets the floor are dropped, so the cut does
-        // not depend on the batch size.
-        for (order, measure, units) in batch {
-            if met || (!orders.is_empty() && !budget.allows(spent)) {
-                break;
-            }
-            met = measure.as_ref().is_some_and(meets_floor);
-            spent.steps += 1;
-            spent.work += units;
-            progress.advance(budget.cost(1, units));
-            orders.push(order);
-            scores.push(measure);
-        }
-    }
-    members.truncate(orders.len());
-    let mut ranked: Vec<(Key, usize)> = scores
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.map(|m| (key(objective, &m), i)))
-        .collect();
-    ranked.sort();
+    let Scored {
+        orders,
+        scores,
+        spent,
+        met,
+    } = score_members(
+        &evaluator, &tasks, &members, budget, threads, stop, per_final, floor, progress,
+    );
+    let ranked = rank(objective, &scores);
     let portfolio_best = ranked.first().map_or(u64::MAX, |(k, _)| k[0]);
 
     // Chains, each with a fixed share of what is left; under a time limit they stop early
@@ -384,16 +347,32 @@ pub fn search_with(
             Allowance::Work(_) => most_chains,
         }
     };
-    let task_starts: Vec<(TaskOrder, Key)> = ranked
-        .iter()
-        .filter_map(|&(k, i)| match &members[i].1 {
-            Start::Tasks(t) => Some((t.clone(), k)),
-            Start::Ops(_) => None,
-        })
-        .collect();
+    let task_starts = task_starts(&ranked, &members);
+    // The makespan objective's traffic lead: the traffic search's portfolio and first chain.
+    let lead_evaluator = Evaluator::new(&work, Objective::Traffic, &options.back_end);
+    let lead = if objective == Objective::Makespan && chains > LEAD_SLOT && !out_of_time() {
+        traffic_lead(
+            &lead_evaluator,
+            module,
+            &tasks,
+            &members,
+            &mpas,
+            options,
+            threads,
+            stop,
+            per_final,
+        )
+    } else {
+        None
+    };
     // The chains' precedence graph only when some chain runs (a time limit may leave none).
-    let found = if chains == 0 {
-        Vec::new()
+    let lead_chain = lead.as_ref().and_then(|l| l.chain.as_ref());
+    // The makespan chains that run: all but the lead's slot when the lead has a chain.
+    let slots: Vec<usize> = (0..chains)
+        .filter(|&c| lead_chain.is_none() || c != LEAD_SLOT)
+        .collect();
+    let (lead_found, found) = if chains == 0 && lead_chain.is_none() {
+        (None, Vec::new())
     } else {
         let graph = Graph::build_with(module, false)?;
         let space = Space {
@@ -405,7 +384,25 @@ pub fn search_with(
             currency: budget,
             floor,
         };
-        parallel(threads, chains, |c| {
+        let lead_space = lead.as_ref().map(|l| Space {
+            evaluator: &lead_evaluator,
+            progress: &Silent,
+            floor: l.floor,
+            ..space
+        });
+        // The lead's chain, the longest, first, so the others fill the other threads around it.
+        let skip = usize::from(lead_chain.is_some());
+        let mut all = parallel(threads, skip + slots.len(), |j| {
+            if let (Some(start), Some(space)) = (lead_chain.filter(|_| j < skip), &lead_space) {
+                return chain(
+                    space,
+                    start.tasks_from.clone(),
+                    start.found.clone(),
+                    start.seed,
+                    start.allowance,
+                );
+            }
+            let c = slots[j - skip];
             let tasks_from =
                 (!task_starts.is_empty()).then(|| task_starts[c % task_starts.len()].clone());
             let (k, i) = ranked[c % ranked.len()];
@@ -418,9 +415,16 @@ pub fn search_with(
                 improvements: 0,
                 memo: Memo::of(module),
             };
-            let seed = options.seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            chain(&space, tasks_from, start, seed, left.share(c, chains))
-        })
+            chain(
+                &space,
+                tasks_from,
+                start,
+                chain_seed(options.seed, c),
+                left.share(c, chains),
+            )
+        });
+        let found = all.split_off(skip);
+        (all.pop(), found)
     };
 
     // Finalists: after MPAS's run under DLR's own key, the best distinct orders of the portfolio
@@ -436,12 +440,37 @@ pub fn search_with(
     pool.extend(
         found
             .iter()
-            .enumerate()
-            .map(|(c, f)| (f.key, f.measure, format!("chain-{c}"), f.order.as_slice())),
+            .zip(&slots)
+            .map(|(f, c)| (f.key, f.measure, format!("chain-{c}"), f.order.as_slice())),
     );
     pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
-    let finalists = finalists(objective, "mpas", &mpas_order, &pool);
+    // The lead's pool: its members by the traffic key, and its chain's best.
+    let mut lead_pool: Vec<(Key, Measure, String, &[OpId])> = match &lead {
+        Some(l) => l
+            .ranked
+            .iter()
+            .map(|&(k, i)| {
+                (
+                    k,
+                    l.scores[i].unwrap_or_default(),
+                    members[i].0.clone(),
+                    l.orders[i].as_slice(),
+                )
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    lead_pool.extend(lead_found.iter().map(|f| {
+        (
+            f.key,
+            f.measure,
+            "traffic-chain-0".to_string(),
+            f.order.as_slice(),
+        )
+    }));
+    lead_pool.sort_by_key(|entry| entry.0);
+    let finalists = finalists(objective, "mpas", &mpas_order, &pool, &lead_pool);
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
         .flat_map(|f| victims.iter().map(move |&v| (f, v)))
         .skip(1)
@@ -485,9 +514,23 @@ pub fn search_with(
         victim,
         winner: finalists[f].0.clone(),
         members: orders.len() as u64,
-        evaluations: spent.steps + found.iter().map(|f| f.evaluations).sum::<u64>(),
-        work: build_work + spent.work + found.iter().map(|f| f.work).sum::<u64>() + final_work,
-        improvements: found.iter().map(|f| f.improvements).sum(),
+        evaluations: spent.steps
+            + lead.as_ref().map_or(0, |l| l.spent.steps)
+            + found
+                .iter()
+                .chain(&lead_found)
+                .map(|f| f.evaluations)
+                .sum::<u64>(),
+        work: build_work
+            + spent.work
+            + lead.as_ref().map_or(0, |l| l.spent.work)
+            + found.iter().chain(&lead_found).map(|f| f.work).sum::<u64>()
+            + final_work,
+        improvements: found
+            .iter()
+            .chain(&lead_found)
+            .map(|f| f.improvements)
+            .sum(),
         portfolio_best,
         search_best,
         ended: if met || found.iter().any(|f| f.key[0] <= floor) {
@@ -501,16 +544,253 @@ pub fn search_with(
     })
 }
 
+/// The most finalists an objective's final stage runs, MPAS's order included.
+fn objective_finalists(objective: Objective) -> usize {
+    1 + FINALISTS
+        + match objective {
+            Objective::Makespan => 2 * FINALISTS_PER_KEY,
+            Objective::Peak | Objective::Traffic => 0,
+        }
+}
+
+/// How many final-stage jobs besides MPAS's first run a search with at most `most_finalists`
+/// finalists, each under `victims` keys, runs, and what is left of `budget` for the search
+/// stage: a work budget pays for the final stage first (MPAS's run and as many other jobs as
+/// fit in half of it), then for grouping the tasks and building the portfolio; a step budget
+/// counts search steps only.
+fn search_allowance(
+    most_finalists: usize,
+    victims: usize,
+    evaluator: &Evaluator<'_>,
+    budget: Allowance,
+) -> (usize, Allowance) {
+    let most_others = (most_finalists * victims - 1) as u64;
+    match budget {
+        Allowance::Work(units) => {
+            let each = evaluator.finish_work();
+            let others = (units / 2 / each.max(1)).saturating_sub(1).min(most_others);
+            let left = units.saturating_sub((1 + others) * each);
+            (
+                others as usize,
+                Allowance::Work(left.saturating_sub(evaluator.build_work())),
+            )
+        }
+        Allowance::Steps(_) => (most_others as usize, budget),
+    }
+}
+
+/// A portfolio scored in member order.
+struct Scored {
+    /// Each scored member's order.
+    orders: Vec<Vec<OpId>>,
+    /// Its search-stage measure (`None`: infeasible).
+    scores: Vec<Option<Measure>>,
+    spent: Spent,
+    /// Whether the last member scored meets the floor (no later one is scored, no chain runs).
+    met: bool,
+}
+
+/// Scores `members` in batches of `threads` in member order, until `budget` is spent (the
+/// first member always) or a member meets `floor`, or, under a time limit, while the longest
+/// batch so far (at first `per_final`, a back-end run, which a search-stage score never
+/// exceeds) still fits before `stop`. Members past the budget or past one that meets the floor
+/// are dropped, so the cut does not depend on the batch size.
+#[allow(clippy::too_many_arguments)]
+fn score_members(
+    evaluator: &Evaluator<'_>,
+    tasks: &Tasks,
+    members: &[(String, Start)],
+    budget: Allowance,
+    threads: usize,
+    stop: Option<Instant>,
+    per_final: Duration,
+    floor: u64,
+    progress: &dyn Progress,
+) -> Scored {
+    let mut scored = Scored {
+        orders: Vec::with_capacity(members.len()),
+        scores: Vec::with_capacity(members.len()),
+        spent: Spent::default(),
+        met: false,
+    };
+    let mut longest: Option<Duration> = None;
+    while !scored.met
+        && scored.orders.len() < members.len()
+        && (scored.orders.is_empty() || budget.allows(scored.spent))
+    {
+        if stop.is_some_and(|d| Instant::now() + longest.unwrap_or(per_final) > d) {
+            break;
+        }
+        let first = scored.orders.len();
+        let started = Instant::now();
+        let batch = parallel(threads, threads.min(members.len() - first), |i| {
+            let (order, realized) = match &members[first + i].1 {
+                Start::Ops(order) => (order.clone(), 0),
+                Start::Tasks(t) => (realize(tasks, t), realize_work(evaluator.module)),
+            };
+            let (measure, units) = evaluator.measure(&order, None);
+            (order, measure, units + realized)
+        });
+        longest = longest.max(Some(started.elapsed()));
+        for (order, measure, units) in batch {
+            if scored.met || (!scored.orders.is_empty() && !budget.allows(scored.spent)) {
+                break;
+            }
+            scored.met = measure
+                .as_ref()
+                .is_some_and(|m| value(evaluator.objective, m) <= floor);
+            scored.spent.steps += 1;
+            scored.spent.work += units;
+            progress.advance(budget.cost(1, units));
+            scored.orders.push(order);
+            scored.scores.push(measure);
+        }
+    }
+    scored
+}
+
+/// The scored members by `objective`'s key, best first (ties: member order).
+fn rank(objective: Objective, scores: &[Option<Measure>]) -> Vec<(Key, usize)> {
+    let mut ranked: Vec<(Key, usize)> = scores
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|m| (key(objective, &m), i)))
+        .collect();
+    ranked.sort();
+    ranked
+}
+
+/// The task sequences among `ranked` members, in rank order: the chains' task-phase starts.
+fn task_starts(ranked: &[(Key, usize)], members: &[(String, Start)]) -> Vec<(TaskOrder, Key)> {
+    ranked
+        .iter()
+        .filter_map(|&(k, i)| match &members[i].1 {
+            Start::Tasks(t) => Some((t.clone(), k)),
+            Start::Ops(_) => None,
+        })
+        .collect()
+}
+
+/// Chain `c`'s seed.
+fn chain_seed(seed: u64, c: usize) -> u64 {
+    seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The makespan objective's *traffic lead*: what the traffic objective's search, run with the
+/// same options, scores and first explores — its portfolio under the traffic key, with that
+/// search's own budget split, and its first chain (same start, seed and share), whose best is
+/// the traffic objective's plan on most modules measured. Its best orders join the makespan
+/// search's finalists, so CPE can pick the traffic search's fast plans.
+struct Lead {
+    /// The members the traffic search scores, in member order, and their measures.
+    orders: Vec<Vec<OpId>>,
+    scores: Vec<Option<Measure>>,
+    /// The scored members by the traffic key.
+    ranked: Vec<(Key, usize)>,
+    spent: Spent,
+    /// The traffic floor (its chain stops there).
+    floor: u64,
+    /// The first chain, when the traffic search runs one.
+    chain: Option<LeadChain>,
+}
+
+/// Where the traffic search's first chain starts and what it may spend.
+struct LeadChain {
+    tasks_from: Option<(TaskOrder, Key)>,
+    found: local::Found,
+    seed: u64,
+    allowance: Allowance,
+}
+
+/// The traffic lead of a makespan search of `module` (`evaluator`: the traffic objective's),
+/// from the same `members` (already cut to a step budget, as the traffic search cuts them),
+/// mirroring `search_with`'s stages for the traffic objective; `None` where that search ends
+/// with MPAS's order before its portfolio (its floor met).
+#[allow(clippy::too_many_arguments)]
+fn traffic_lead(
+    evaluator: &Evaluator<'_>,
+    module: &Module,
+    tasks: &Tasks,
+    members: &[(String, Start)],
+    mpas: &Measure,
+    options: &SearchOptions,
+    threads: usize,
+    stop: Option<Instant>,
+    per_final: Duration,
+) -> Option<Lead> {
+    let floor = floor::floor(module, Objective::Traffic);
+    if value(Objective::Traffic, mpas) <= floor {
+        return None;
+    }
+    let total = match options.budget {
+        Budget::Auto => Allowance::Work(AUTO_WORK),
+        Budget::Work(units) => Allowance::Work(units.get()),
+        Budget::Steps(steps) => Allowance::Steps(steps.get()),
+    };
+    let victims = options.back_end.victims().len();
+    let (_, budget) = search_allowance(
+        objective_finalists(Objective::Traffic),
+        victims,
+        evaluator,
+        total,
+    );
+    let Scored {
+        orders,
+        scores,
+        spent,
+        met,
+    } = score_members(
+        evaluator, tasks, members, budget, threads, stop, per_final, floor, &Silent,
+    );
+    let ranked = rank(Objective::Traffic, &scores);
+    let left = budget.minus(match budget {
+        Allowance::Steps(_) => Allowance::Steps(spent.steps),
+        Allowance::Work(_) => Allowance::Work(spent.work),
+    });
+    let chains = match left {
+        _ if met || ranked.is_empty() || left.is_empty() => 0,
+        Allowance::Steps(n) => (DEEP_CHAINS as u64).min(n) as usize,
+        Allowance::Work(_) => DEEP_CHAINS,
+    };
+    let chain = (chains > 0).then(|| {
+        let (k, i) = ranked[0];
+        LeadChain {
+            tasks_from: task_starts(&ranked, members).first().cloned(),
+            found: local::Found {
+                key: k,
+                measure: scores[i].unwrap_or_default(),
+                order: orders[i].clone(),
+                evaluations: 0,
+                work: 0,
+                improvements: 0,
+                memo: Memo::of(module),
+            },
+            seed: chain_seed(options.seed, 0),
+            allowance: left.share(0, chains),
+        }
+    });
+    Some(Lead {
+        orders,
+        scores,
+        ranked,
+        spent,
+        floor,
+        chain,
+    })
+}
+
 /// The orders that go through the real back end: MPAS's first, then the best [`FINALISTS`]
 /// distinct ones of `pool` (sorted by the search-stage key). For the makespan objective, whose
 /// search stage ranks by Freeze's timing rather than CPE's, also the best [`FINALISTS_PER_KEY`]
 /// by the traffic key and by the peak key, so the real back end can pick a plan the other two
-/// objectives' rankings put first.
+/// objectives' rankings put first, and last the best [`FINALISTS_PER_KEY`] of `lead` (the
+/// traffic lead's pool, sorted by the traffic key).
 fn finalists<'a>(
     objective: Objective,
     mpas_name: &str,
     mpas: &'a [OpId],
     pool: &[(Key, Measure, String, &'a [OpId])],
+    lead: &[(Key, Measure, String, &'a [OpId])],
 ) -> Vec<(String, &'a [OpId])> {
     let mut finalists: Vec<(String, &[OpId])> = vec![(mpas_name.to_string(), mpas)];
     let mut take = |ranking: &[&(Key, Measure, String, &'a [OpId])], count: usize| {
@@ -533,6 +813,7 @@ fn finalists<'a>(
             ranking.sort_by_key(|entry| key(other, &entry.1));
             take(&ranking, FINALISTS_PER_KEY);
         }
+        take(&lead.iter().collect::<Vec<_>>(), FINALISTS_PER_KEY);
     }
     finalists
 }
@@ -546,12 +827,19 @@ fn parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T + Sync) ->
         return (0..n).map(&f).collect();
     }
     let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    // One worker per thread over every threads-th index; a panic of `f` reaches the caller.
-    let done = lattice::parallel::map(threads, |t| {
-        (t..n)
-            .step_by(threads)
-            .map(|i| (i, f(i)))
-            .collect::<Vec<_>>()
+    // Each worker takes the next index not yet taken, so a long job (the traffic lead's chain)
+    // does not hold back the jobs queued behind it on its thread; a panic of `f` reaches the
+    // caller.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = lattice::parallel::map(threads, |_| {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= n {
+                break mine;
+            }
+            mine.push((i, f(i)));
+        }
     });
     for (i, value) in done.into_iter().flatten() {
         slots[i] = Some(value);

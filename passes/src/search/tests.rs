@@ -265,3 +265,53 @@ fn budgets_parse_in_steps_or_work() {
     assert!(small > large && large >= 3 * 256);
     assert!(Budget::max_steps(Objective::Makespan, 1_000) < small);
 }
+
+/// The makespan objective's plan is never slower than the plans the peak and traffic objectives
+/// find with the same options, on a module of every generated family, on the contest core and
+/// with its non-staging tiers cut to a quarter (so that plans spill and the traffic search has
+/// something to find). A step budget keeps the test short; the traffic lead mirrors the traffic
+/// search at any budget.
+#[test]
+fn the_makespan_objective_is_never_slower_than_the_peak_and_traffic_plans() {
+    use super::options::{Budget, Objective, SearchOptions};
+    use super::{search, Silent};
+    use crate::generate::{generate_for, MIN_CAPACITY};
+    use lattice_lir::Target;
+    use std::num::NonZeroU64;
+    let mut quarter = Target::contest();
+    for tier in &mut quarter.tiers {
+        if !tier.staging {
+            tier.capacity = (tier.capacity / 4).max(MIN_CAPACITY);
+        }
+    }
+    for shape in Shape::ALL {
+        let spec = GenSpec {
+            shape,
+            nodes: 300,
+            seed: 1,
+        };
+        let squeezed = generate_for(&spec, &quarter).expect("generates");
+        for m in [generate(&spec), squeezed] {
+            let makespan = |objective| {
+                let options = SearchOptions {
+                    objective,
+                    budget: Budget::Steps(NonZeroU64::new(160).expect("positive")),
+                    ..SearchOptions::default()
+                };
+                search(&m, &options, &Silent)
+                    .expect("searches")
+                    .measure
+                    .makespan
+            };
+            let own = makespan(Objective::Makespan);
+            for other in [Objective::Peak, Objective::Traffic] {
+                let theirs = makespan(other);
+                assert!(
+                    own <= theirs,
+                    "{}: makespan objective {own} cycles, the {other:?} objective's plan {theirs}",
+                    m.name
+                );
+            }
+        }
+    }
+}
