@@ -50,6 +50,10 @@ void LatticeDialect::initialize() {
 }
 
 IntegerAttr LatticeDialect::u64Attr(uint64_t value) const {
+  // DenseMap reserves its two largest keys (empty and tombstone); such values are rare enough to
+  // go to MLIR's uniquer.
+  if (value >= llvm::DenseMapInfo<uint64_t>::getTombstoneKey())
+    return IntegerAttr::get(u64, APInt(64, value));
   std::lock_guard<std::mutex> guard(cacheLock);
   IntegerAttr &attr = u64Attrs[value];
   if (!attr)
@@ -59,12 +63,16 @@ IntegerAttr LatticeDialect::u64Attr(uint64_t value) const {
 
 ArrayAttr LatticeDialect::precedenceKinds(size_t count) const {
   std::lock_guard<std::mutex> guard(cacheLock);
-  while (precedenceLists.size() <= count) {
-    SmallVector<Attribute> kinds(precedenceLists.size(),
-                                 kindAttrs[static_cast<unsigned>(DepKind::Precedence)]);
-    precedenceLists.push_back(ArrayAttr::get(getContext(), kinds));
+  // Only the lengths asked for are made: one op with many dependencies costs one list, not one
+  // of every shorter length.
+  if (precedenceLists.size() <= count)
+    precedenceLists.resize(count + 1);
+  ArrayAttr &list = precedenceLists[count];
+  if (!list) {
+    SmallVector<Attribute> kinds(count, kindAttrs[static_cast<unsigned>(DepKind::Precedence)]);
+    list = ArrayAttr::get(getContext(), kinds);
   }
-  return precedenceLists[count];
+  return list;
 }
 
 void lattice::registerLatticeDialect(DialectRegistry &registry) {

@@ -46,7 +46,8 @@ def Lattice_Dialect : Dialect {
     /// (on Matmul_Case1 about 600 instructions a value). Any thread may call it.
     ::mlir::IntegerAttr u64Attr(uint64_t value) const;
     /// The `dep_kinds` of `count` dependencies that are all `precedence` (most ops' list), kept
-    /// per length as `u64Attr` keeps its values.
+    /// per length asked for as `u64Attr` keeps its values (one op with many dependencies makes
+    /// one list, not one of every shorter length).
     ::mlir::ArrayAttr precedenceKinds(size_t count) const;
 
   private:
