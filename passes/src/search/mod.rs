@@ -8,7 +8,9 @@
 //! nested task families (rows of a chain of state × their steps); `portfolio` lists the
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
-//! late-acceptance chains; [`options`], [`pass`], [`report`] (the `lattice-bench search`
+//! late-acceptance chains; `stages` the budget split, the portfolio's scoring and ranking and
+//! the deterministic parallel map that the search and `lead` (the makespan objective's traffic
+//! lead) share; [`options`], [`pass`], [`report`] (the `lattice-bench search`
 //! table), `renumbered` (its `--renumber K` table) and [`time_limits`] (its `--time-limits`
 //! table) are the user-facing side.
 //!
@@ -54,6 +56,7 @@
 mod family;
 mod floor;
 mod grid;
+mod lead;
 mod local;
 mod memo;
 mod moves;
@@ -68,6 +71,7 @@ pub mod renumbered;
 mod repair;
 pub mod report;
 pub mod score;
+mod stages;
 mod tasks;
 #[cfg(test)]
 mod tests;
@@ -83,12 +87,13 @@ use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
 use lattice_lir::{Module, OpId, Phase};
+use lead::traffic_lead;
 use local::{chain, Space};
 use memo::Memo;
 use options::AUTO_WORK;
-use portfolio::{portfolio, Start};
-use realize::{realize, TaskOrder};
-use score::{key, realize_work, value, Allowance, Evaluator, FinishError, Key, Spent};
+use portfolio::portfolio;
+use score::{key, value, Allowance, Evaluator, FinishError, Key};
+use stages::{chain_seed, parallel, rank, score_members, search_allowance, task_starts, Scored};
 use std::time::{Duration, Instant};
 use tasks::Tasks;
 
@@ -361,6 +366,8 @@ pub fn search_with(
             threads,
             stop,
             per_final,
+            objective_finalists(Objective::Traffic),
+            DEEP_CHAINS,
         )
     } else {
         None
@@ -553,232 +560,6 @@ fn objective_finalists(objective: Objective) -> usize {
         }
 }
 
-/// How many final-stage jobs besides MPAS's first run a search with at most `most_finalists`
-/// finalists, each under `victims` keys, runs, and what is left of `budget` for the search
-/// stage: a work budget pays for the final stage first (MPAS's run and as many other jobs as
-/// fit in half of it), then for grouping the tasks and building the portfolio; a step budget
-/// counts search steps only.
-fn search_allowance(
-    most_finalists: usize,
-    victims: usize,
-    evaluator: &Evaluator<'_>,
-    budget: Allowance,
-) -> (usize, Allowance) {
-    let most_others = (most_finalists * victims - 1) as u64;
-    match budget {
-        Allowance::Work(units) => {
-            let each = evaluator.finish_work();
-            let others = (units / 2 / each.max(1)).saturating_sub(1).min(most_others);
-            let left = units.saturating_sub((1 + others) * each);
-            (
-                others as usize,
-                Allowance::Work(left.saturating_sub(evaluator.build_work())),
-            )
-        }
-        Allowance::Steps(_) => (most_others as usize, budget),
-    }
-}
-
-/// A portfolio scored in member order.
-struct Scored {
-    /// Each scored member's order.
-    orders: Vec<Vec<OpId>>,
-    /// Its search-stage measure (`None`: infeasible).
-    scores: Vec<Option<Measure>>,
-    spent: Spent,
-    /// Whether the last member scored meets the floor (no later one is scored, no chain runs).
-    met: bool,
-}
-
-/// Scores `members` in batches of `threads` in member order, until `budget` is spent (the
-/// first member always) or a member meets `floor`, or, under a time limit, while the longest
-/// batch so far (at first `per_final`, a back-end run, which a search-stage score never
-/// exceeds) still fits before `stop`. Members past the budget or past one that meets the floor
-/// are dropped, so the cut does not depend on the batch size.
-#[allow(clippy::too_many_arguments)]
-fn score_members(
-    evaluator: &Evaluator<'_>,
-    tasks: &Tasks,
-    members: &[(String, Start)],
-    budget: Allowance,
-    threads: usize,
-    stop: Option<Instant>,
-    per_final: Duration,
-    floor: u64,
-    progress: &dyn Progress,
-) -> Scored {
-    let mut scored = Scored {
-        orders: Vec::with_capacity(members.len()),
-        scores: Vec::with_capacity(members.len()),
-        spent: Spent::default(),
-        met: false,
-    };
-    let mut longest: Option<Duration> = None;
-    while !scored.met
-        && scored.orders.len() < members.len()
-        && (scored.orders.is_empty() || budget.allows(scored.spent))
-    {
-        if stop.is_some_and(|d| Instant::now() + longest.unwrap_or(per_final) > d) {
-            break;
-        }
-        let first = scored.orders.len();
-        let started = Instant::now();
-        let batch = parallel(threads, threads.min(members.len() - first), |i| {
-            let (order, realized) = match &members[first + i].1 {
-                Start::Ops(order) => (order.clone(), 0),
-                Start::Tasks(t) => (realize(tasks, t), realize_work(evaluator.module)),
-            };
-            let (measure, units) = evaluator.measure(&order, None);
-            (order, measure, units + realized)
-        });
-        longest = longest.max(Some(started.elapsed()));
-        for (order, measure, units) in batch {
-            if scored.met || (!scored.orders.is_empty() && !budget.allows(scored.spent)) {
-                break;
-            }
-            scored.met = measure
-                .as_ref()
-                .is_some_and(|m| value(evaluator.objective, m) <= floor);
-            scored.spent.steps += 1;
-            scored.spent.work += units;
-            progress.advance(budget.cost(1, units));
-            scored.orders.push(order);
-            scored.scores.push(measure);
-        }
-    }
-    scored
-}
-
-/// The scored members by `objective`'s key, best first (ties: member order).
-fn rank(objective: Objective, scores: &[Option<Measure>]) -> Vec<(Key, usize)> {
-    let mut ranked: Vec<(Key, usize)> = scores
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.map(|m| (key(objective, &m), i)))
-        .collect();
-    ranked.sort();
-    ranked
-}
-
-/// The task sequences among `ranked` members, in rank order: the chains' task-phase starts.
-fn task_starts(ranked: &[(Key, usize)], members: &[(String, Start)]) -> Vec<(TaskOrder, Key)> {
-    ranked
-        .iter()
-        .filter_map(|&(k, i)| match &members[i].1 {
-            Start::Tasks(t) => Some((t.clone(), k)),
-            Start::Ops(_) => None,
-        })
-        .collect()
-}
-
-/// Chain `c`'s seed.
-fn chain_seed(seed: u64, c: usize) -> u64 {
-    seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// The makespan objective's *traffic lead*: what the traffic objective's search, run with the
-/// same options, scores and first explores — its portfolio under the traffic key, with that
-/// search's own budget split, and its first chain (same start, seed and share), whose best is
-/// the traffic objective's plan on most modules measured. Its best orders join the makespan
-/// search's finalists, so CPE can pick the traffic search's fast plans.
-struct Lead {
-    /// The members the traffic search scores, in member order, and their measures.
-    orders: Vec<Vec<OpId>>,
-    scores: Vec<Option<Measure>>,
-    /// The scored members by the traffic key.
-    ranked: Vec<(Key, usize)>,
-    spent: Spent,
-    /// The traffic floor (its chain stops there).
-    floor: u64,
-    /// The first chain, when the traffic search runs one.
-    chain: Option<LeadChain>,
-}
-
-/// Where the traffic search's first chain starts and what it may spend.
-struct LeadChain {
-    tasks_from: Option<(TaskOrder, Key)>,
-    found: local::Found,
-    seed: u64,
-    allowance: Allowance,
-}
-
-/// The traffic lead of a makespan search of `module` (`evaluator`: the traffic objective's),
-/// from the same `members` (already cut to a step budget, as the traffic search cuts them),
-/// mirroring `search_with`'s stages for the traffic objective; `None` where that search ends
-/// with MPAS's order before its portfolio (its floor met).
-#[allow(clippy::too_many_arguments)]
-fn traffic_lead(
-    evaluator: &Evaluator<'_>,
-    module: &Module,
-    tasks: &Tasks,
-    members: &[(String, Start)],
-    mpas: &Measure,
-    options: &SearchOptions,
-    threads: usize,
-    stop: Option<Instant>,
-    per_final: Duration,
-) -> Option<Lead> {
-    let floor = floor::floor(module, Objective::Traffic);
-    if value(Objective::Traffic, mpas) <= floor {
-        return None;
-    }
-    let total = match options.budget {
-        Budget::Auto => Allowance::Work(AUTO_WORK),
-        Budget::Work(units) => Allowance::Work(units.get()),
-        Budget::Steps(steps) => Allowance::Steps(steps.get()),
-    };
-    let victims = options.back_end.victims().len();
-    let (_, budget) = search_allowance(
-        objective_finalists(Objective::Traffic),
-        victims,
-        evaluator,
-        total,
-    );
-    let Scored {
-        orders,
-        scores,
-        spent,
-        met,
-    } = score_members(
-        evaluator, tasks, members, budget, threads, stop, per_final, floor, &Silent,
-    );
-    let ranked = rank(Objective::Traffic, &scores);
-    let left = budget.minus(match budget {
-        Allowance::Steps(_) => Allowance::Steps(spent.steps),
-        Allowance::Work(_) => Allowance::Work(spent.work),
-    });
-    let chains = match left {
-        _ if met || ranked.is_empty() || left.is_empty() => 0,
-        Allowance::Steps(n) => (DEEP_CHAINS as u64).min(n) as usize,
-        Allowance::Work(_) => DEEP_CHAINS,
-    };
-    let chain = (chains > 0).then(|| {
-        let (k, i) = ranked[0];
-        LeadChain {
-            tasks_from: task_starts(&ranked, members).first().cloned(),
-            found: local::Found {
-                key: k,
-                measure: scores[i].unwrap_or_default(),
-                order: orders[i].clone(),
-                evaluations: 0,
-                work: 0,
-                improvements: 0,
-                memo: Memo::of(module),
-            },
-            seed: chain_seed(options.seed, 0),
-            allowance: left.share(0, chains),
-        }
-    });
-    Some(Lead {
-        orders,
-        scores,
-        ranked,
-        spent,
-        floor,
-        chain,
-    })
-}
-
 /// The orders that go through the real back end: MPAS's first, then the best [`FINALISTS`]
 /// distinct ones of `pool` (sorted by the search-stage key). For the makespan objective, whose
 /// search stage ranks by Freeze's timing rather than CPE's, also the best [`FINALISTS_PER_KEY`]
@@ -816,33 +597,4 @@ fn finalists<'a>(
         take(&lead.iter().collect::<Vec<_>>(), FINALISTS_PER_KEY);
     }
     finalists
-}
-
-/// `f(0..n)` on up to `threads` threads (and no more than the host gives a pass,
-/// `lattice::parallel`), results in index order (so the thread count changes nothing but the
-/// wall time).
-fn parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = threads.clamp(1, n.max(1)).min(lattice::parallel::threads());
-    if threads == 1 {
-        return (0..n).map(&f).collect();
-    }
-    let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    // Each worker takes the next index not yet taken, so a long job (the traffic lead's chain)
-    // does not hold back the jobs queued behind it on its thread; a panic of `f` reaches the
-    // caller.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = lattice::parallel::map(threads, |_| {
-        let mut mine = Vec::new();
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if i >= n {
-                break mine;
-            }
-            mine.push((i, f(i)));
-        }
-    });
-    for (i, value) in done.into_iter().flatten() {
-        slots[i] = Some(value);
-    }
-    slots.into_iter().flatten().collect()
 }

@@ -1,0 +1,123 @@
+//! The makespan objective's *traffic lead*: the traffic objective's portfolio scoring and first
+//! chain, set up exactly as `order-search{objective=traffic}` sets them up (same budget split,
+//! start, seed and share), so that the makespan search can put that search's best orders
+//! among its finalists and its plan is never slower than the traffic plan that comes from
+//! there. Invariant: what the lead scores and where its chain starts are the traffic search's,
+//! step for step; its chain is run by the caller with the other chains.
+//!
+//! Cost: the traffic search's portfolio scoring (one realization and one score per member
+//! within its budget), plus the chain's share when it runs.
+
+use super::floor;
+use super::local;
+use super::memo::Memo;
+use super::options::{Budget, Objective, SearchOptions, AUTO_WORK};
+use super::portfolio::Start;
+use super::progress::Silent;
+use super::realize::TaskOrder;
+use super::score::{value, Allowance, Evaluator, Key, Measure, Spent};
+use super::stages::{chain_seed, rank, score_members, search_allowance, task_starts, Scored};
+use super::tasks::Tasks;
+use lattice_lir::{Module, OpId};
+use std::time::{Duration, Instant};
+
+/// The makespan objective's *traffic lead*: what the traffic objective's search, run with the
+/// same options, scores and first explores — its portfolio under the traffic key, with that
+/// search's own budget split, and its first chain (same start, seed and share), whose best is
+/// the traffic objective's plan on most modules measured. Its best orders join the makespan
+/// search's finalists, so CPE can pick the traffic search's fast plans.
+pub(super) struct Lead {
+    /// The members the traffic search scores, in member order, and their measures.
+    pub(super) orders: Vec<Vec<OpId>>,
+    pub(super) scores: Vec<Option<Measure>>,
+    /// The scored members by the traffic key.
+    pub(super) ranked: Vec<(Key, usize)>,
+    pub(super) spent: Spent,
+    /// The traffic floor (its chain stops there).
+    pub(super) floor: u64,
+    /// The first chain, when the traffic search runs one.
+    pub(super) chain: Option<LeadChain>,
+}
+
+/// Where the traffic search's first chain starts and what it may spend.
+pub(super) struct LeadChain {
+    pub(super) tasks_from: Option<(TaskOrder, Key)>,
+    pub(super) found: local::Found,
+    pub(super) seed: u64,
+    pub(super) allowance: Allowance,
+}
+
+/// The traffic lead of a makespan search of `module` (`evaluator`: the traffic objective's),
+/// from the same `members` (already cut to a step budget, as the traffic search cuts them),
+/// mirroring `search_with`'s stages for the traffic objective (`finalists`: the most finalists
+/// that search runs, MPAS's included; `deep_chains`: its chains); `None` where that search ends
+/// with MPAS's order before its portfolio (its floor met).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn traffic_lead(
+    evaluator: &Evaluator<'_>,
+    module: &Module,
+    tasks: &Tasks,
+    members: &[(String, Start)],
+    mpas: &Measure,
+    options: &SearchOptions,
+    threads: usize,
+    stop: Option<Instant>,
+    per_final: Duration,
+    finalists: usize,
+    deep_chains: usize,
+) -> Option<Lead> {
+    let floor = floor::floor(module, Objective::Traffic);
+    if value(Objective::Traffic, mpas) <= floor {
+        return None;
+    }
+    let total = match options.budget {
+        Budget::Auto => Allowance::Work(AUTO_WORK),
+        Budget::Work(units) => Allowance::Work(units.get()),
+        Budget::Steps(steps) => Allowance::Steps(steps.get()),
+    };
+    let victims = options.back_end.victims().len();
+    let (_, budget) = search_allowance(finalists, victims, evaluator, total);
+    let Scored {
+        orders,
+        scores,
+        spent,
+        met,
+    } = score_members(
+        evaluator, tasks, members, budget, threads, stop, per_final, floor, &Silent,
+    );
+    let ranked = rank(Objective::Traffic, &scores);
+    let left = budget.minus(match budget {
+        Allowance::Steps(_) => Allowance::Steps(spent.steps),
+        Allowance::Work(_) => Allowance::Work(spent.work),
+    });
+    let chains = match left {
+        _ if met || ranked.is_empty() || left.is_empty() => 0,
+        Allowance::Steps(n) => (deep_chains as u64).min(n) as usize,
+        Allowance::Work(_) => deep_chains,
+    };
+    let chain = (chains > 0).then(|| {
+        let (k, i) = ranked[0];
+        LeadChain {
+            tasks_from: task_starts(&ranked, members).first().cloned(),
+            found: local::Found {
+                key: k,
+                measure: scores[i].unwrap_or_default(),
+                order: orders[i].clone(),
+                evaluations: 0,
+                work: 0,
+                improvements: 0,
+                memo: Memo::of(module),
+            },
+            seed: chain_seed(options.seed, 0),
+            allowance: left.share(0, chains),
+        }
+    });
+    Some(Lead {
+        orders,
+        scores,
+        ranked,
+        spent,
+        floor,
+        chain,
+    })
+}

@@ -1,0 +1,172 @@
+//! The stages `order-search` runs for its own objective and for the makespan objective's
+//! traffic lead (`super::lead`) alike: the split of a budget between the search and the final
+//! stage, the portfolio scored in member order, its ranking, the chains' starts and seeds, and
+//! the deterministic parallel map they run on. Invariant: every result comes in member or index
+//! order, so the thread count changes only the wall time.
+//!
+//! Cost: scoring is one realization and one search-stage score per member; ranking
+//! O(M log M) for M members; the rest O(1) or O(n) in what it is given.
+
+use super::options::Objective;
+use super::portfolio::Start;
+use super::progress::Progress;
+use super::realize::{realize, TaskOrder};
+use super::score::{key, realize_work, value, Allowance, Evaluator, Key, Measure, Spent};
+use super::tasks::Tasks;
+use lattice_lir::OpId;
+use std::time::{Duration, Instant};
+
+/// How many final-stage jobs besides MPAS's first run a search with at most `most_finalists`
+/// finalists, each under `victims` keys, runs, and what is left of `budget` for the search
+/// stage: a work budget pays for the final stage first (MPAS's run and as many other jobs as
+/// fit in half of it), then for grouping the tasks and building the portfolio; a step budget
+/// counts search steps only.
+pub(super) fn search_allowance(
+    most_finalists: usize,
+    victims: usize,
+    evaluator: &Evaluator<'_>,
+    budget: Allowance,
+) -> (usize, Allowance) {
+    let most_others = (most_finalists * victims - 1) as u64;
+    match budget {
+        Allowance::Work(units) => {
+            let each = evaluator.finish_work();
+            let others = (units / 2 / each.max(1)).saturating_sub(1).min(most_others);
+            let left = units.saturating_sub((1 + others) * each);
+            (
+                others as usize,
+                Allowance::Work(left.saturating_sub(evaluator.build_work())),
+            )
+        }
+        Allowance::Steps(_) => (most_others as usize, budget),
+    }
+}
+
+/// A portfolio scored in member order.
+pub(super) struct Scored {
+    /// Each scored member's order.
+    pub(super) orders: Vec<Vec<OpId>>,
+    /// Its search-stage measure (`None`: infeasible).
+    pub(super) scores: Vec<Option<Measure>>,
+    pub(super) spent: Spent,
+    /// Whether the last member scored meets the floor (no later one is scored, no chain runs).
+    pub(super) met: bool,
+}
+
+/// Scores `members` in batches of `threads` in member order, until `budget` is spent (the
+/// first member always) or a member meets `floor`, or, under a time limit, while the longest
+/// batch so far (at first `per_final`, a back-end run, which a search-stage score never
+/// exceeds) still fits before `stop`. Members past the budget or past one that meets the floor
+/// are dropped, so the cut does not depend on the batch size.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn score_members(
+    evaluator: &Evaluator<'_>,
+    tasks: &Tasks,
+    members: &[(String, Start)],
+    budget: Allowance,
+    threads: usize,
+    stop: Option<Instant>,
+    per_final: Duration,
+    floor: u64,
+    progress: &dyn Progress,
+) -> Scored {
+    let mut scored = Scored {
+        orders: Vec::with_capacity(members.len()),
+        scores: Vec::with_capacity(members.len()),
+        spent: Spent::default(),
+        met: false,
+    };
+    let mut longest: Option<Duration> = None;
+    while !scored.met
+        && scored.orders.len() < members.len()
+        && (scored.orders.is_empty() || budget.allows(scored.spent))
+    {
+        if stop.is_some_and(|d| Instant::now() + longest.unwrap_or(per_final) > d) {
+            break;
+        }
+        let first = scored.orders.len();
+        let started = Instant::now();
+        let batch = parallel(threads, threads.min(members.len() - first), |i| {
+            let (order, realized) = match &members[first + i].1 {
+                Start::Ops(order) => (order.clone(), 0),
+                Start::Tasks(t) => (realize(tasks, t), realize_work(evaluator.module)),
+            };
+            let (measure, units) = evaluator.measure(&order, None);
+            (order, measure, units + realized)
+        });
+        longest = longest.max(Some(started.elapsed()));
+        for (order, measure, units) in batch {
+            if scored.met || (!scored.orders.is_empty() && !budget.allows(scored.spent)) {
+                break;
+            }
+            scored.met = measure
+                .as_ref()
+                .is_some_and(|m| value(evaluator.objective, m) <= floor);
+            scored.spent.steps += 1;
+            scored.spent.work += units;
+            progress.advance(budget.cost(1, units));
+            scored.orders.push(order);
+            scored.scores.push(measure);
+        }
+    }
+    scored
+}
+
+/// The scored members by `objective`'s key, best first (ties: member order).
+pub(super) fn rank(objective: Objective, scores: &[Option<Measure>]) -> Vec<(Key, usize)> {
+    let mut ranked: Vec<(Key, usize)> = scores
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|m| (key(objective, &m), i)))
+        .collect();
+    ranked.sort();
+    ranked
+}
+
+/// The task sequences among `ranked` members, in rank order: the chains' task-phase starts.
+pub(super) fn task_starts(
+    ranked: &[(Key, usize)],
+    members: &[(String, Start)],
+) -> Vec<(TaskOrder, Key)> {
+    ranked
+        .iter()
+        .filter_map(|&(k, i)| match &members[i].1 {
+            Start::Tasks(t) => Some((t.clone(), k)),
+            Start::Ops(_) => None,
+        })
+        .collect()
+}
+
+/// Chain `c`'s seed.
+pub(super) fn chain_seed(seed: u64, c: usize) -> u64 {
+    seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// `f(0..n)` on up to `threads` threads (and no more than the host gives a pass,
+/// `lattice::parallel`), results in index order (so the thread count changes nothing but the
+/// wall time).
+pub(super) fn parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.clamp(1, n.max(1)).min(lattice::parallel::threads());
+    if threads == 1 {
+        return (0..n).map(&f).collect();
+    }
+    let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    // Each worker takes the next index not yet taken, so a long job (the traffic lead's chain)
+    // does not hold back the jobs queued behind it on its thread; a panic of `f` reaches the
+    // caller.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = lattice::parallel::map(threads, |_| {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= n {
+                break mine;
+            }
+            mine.push((i, f(i)));
+        }
+    });
+    for (i, value) in done.into_iter().flatten() {
+        slots[i] = Some(value);
+    }
+    slots.into_iter().flatten().collect()
+}
