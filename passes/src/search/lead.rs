@@ -10,7 +10,6 @@
 
 use super::floor;
 use super::local;
-use super::memo::Memo;
 use super::options::{Budget, Objective, SearchOptions, AUTO_WORK};
 use super::portfolio::Start;
 use super::progress::Silent;
@@ -99,15 +98,7 @@ pub(super) fn traffic_lead(
         let (k, i) = ranked[0];
         LeadChain {
             tasks_from: task_starts(&ranked, members).first().cloned(),
-            found: local::Found {
-                key: k,
-                measure: scores[i].unwrap_or_default(),
-                order: orders[i].clone(),
-                evaluations: 0,
-                work: 0,
-                improvements: 0,
-                memo: Memo::of(module),
-            },
+            found: local::Found::start(k, scores[i].unwrap_or_default(), orders[i].clone(), module),
             seed: chain_seed(options.seed, 0),
             allowance: left.share(0, chains),
         }

@@ -38,7 +38,7 @@ use super::tasks::Tasks;
 use crate::dlr::Tightened;
 use crate::order::graph::{Graph, Role};
 use crate::rng::Rng;
-use lattice_lir::{OpId, OpKind};
+use lattice_lir::{Module, OpId, OpKind};
 use std::time::Instant;
 
 /// Length of the late-acceptance history.
@@ -65,6 +65,20 @@ pub(crate) struct Found {
 }
 
 impl Found {
+    /// A chain's start: `order`, scored `key` and `measure`, nothing spent yet, an empty memo
+    /// for `module`.
+    pub(crate) fn start(key: Key, measure: Measure, order: Vec<OpId>, module: &Module) -> Self {
+        Found {
+            key,
+            measure,
+            order,
+            evaluations: 0,
+            work: 0,
+            improvements: 0,
+            memo: Memo::of(module),
+        }
+    }
+
     /// Steps and work spent so far.
     fn spent(&self) -> Spent {
         Spent {

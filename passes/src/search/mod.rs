@@ -89,7 +89,6 @@ use crate::order::{mpas_order, MpasOptions, OrderError};
 use lattice_lir::{Module, OpId, Phase};
 use lead::traffic_lead;
 use local::{chain, Space};
-use memo::Memo;
 use options::AUTO_WORK;
 use portfolio::portfolio;
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
@@ -413,15 +412,8 @@ pub fn search_with(
             let tasks_from =
                 (!task_starts.is_empty()).then(|| task_starts[c % task_starts.len()].clone());
             let (k, i) = ranked[c % ranked.len()];
-            let start = local::Found {
-                key: k,
-                measure: scores[i].unwrap_or_default(),
-                order: orders[i].clone(),
-                evaluations: 0,
-                work: 0,
-                improvements: 0,
-                memo: Memo::of(module),
-            };
+            let start =
+                local::Found::start(k, scores[i].unwrap_or_default(), orders[i].clone(), module);
             chain(
                 &space,
                 tasks_from,
