@@ -18,6 +18,9 @@ config.substitutions.append(("%repo", config.repo))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%lattice_include", config.lattice_include))
 config.substitutions.append(("%mlir_include", config.mlir_include))
+# Tests of how the tools are linked run only where they were linked that way.
+if config.static_llvm.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("static-llvm")
 config.environment["PATH"] = os.pathsep.join(
     [
         config.npu_binary_dir,
