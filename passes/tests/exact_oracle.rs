@@ -371,6 +371,45 @@ fn makespan_is_solved_on_modules_of_every_family_up_to_sixteen_ops() {
     }
 }
 
+/// The makespan table of docs/verification.md: every family at 20–30 ops (seed 7, tiers at 60 %)
+/// under the default state limit, with the states visited and the seconds taken (a
+/// measurement, not a check: run it with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn makespan_states_per_family_and_size() {
+    println!("| family | ops | optimum | states | seconds |\n|---|---:|---:|---:|---:|");
+    for shape in Shape::ALL {
+        for nodes in [20, 24, 28, 30] {
+            let m = squeezed(
+                &generate(&GenSpec {
+                    shape,
+                    nodes,
+                    seed: 7,
+                }),
+                60,
+            );
+            let options = ExactOptions {
+                objective: Objective::Makespan,
+                ..ExactOptions::default()
+            };
+            let started = Instant::now();
+            let found = exact_order(&m, &options);
+            let seconds = started.elapsed().as_secs_f64();
+            let (optimum, states) = match found {
+                Ok(e) => (e.optimum.to_string(), e.states.to_string()),
+                Err(ExactError::TooManyStates { limit }) => {
+                    ("refused".to_owned(), format!("> {limit}"))
+                }
+                Err(e) => panic!("{}: {e}", m.name),
+            };
+            println!(
+                "| {shape} | {} | {optimum} | {states} | {seconds:.2} |",
+                m.ops.len()
+            );
+        }
+    }
+}
+
 #[test]
 fn past_its_state_limit_order_exact_refuses() {
     let m = squeezed(

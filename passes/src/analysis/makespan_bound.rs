@@ -41,7 +41,7 @@ pub struct MakespanBound {
 }
 
 /// A job of one pipe: (head, cycles, tail).
-type Job = (u64, u64, u64);
+pub type Job = (u64, u64, u64);
 
 /// The bound of `module`, given its DAG and its cover bound.
 pub fn makespan_bound(module: &Module, dag: &Dag, cover: &CoverBound) -> MakespanBound {
@@ -101,7 +101,7 @@ pub fn makespan_bound(module: &Module, dag: &Dag, cover: &CoverBound) -> Makespa
 /// The makespan (the latest end plus tail) of Jackson's preemptive schedule of `jobs`: the
 /// optimum of one machine with release and delivery times when jobs may be interrupted.
 /// Sorts `jobs` by head. O(k log k).
-fn preemptive(jobs: &mut [Job]) -> u64 {
+pub fn preemptive(jobs: &mut [Job]) -> u64 {
     jobs.sort_unstable();
     // Released jobs: (tail, cycles left), largest tail first.
     let mut ready: BinaryHeap<(u64, Reverse<usize>)> = BinaryHeap::new();

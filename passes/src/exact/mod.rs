@@ -11,20 +11,25 @@
 //!   step sequence (with every order of the ALLOCs a step emits together).
 //!
 //! Every walk stops as soon as an order meets the order-independent bound of its objective
-//! ([`crate::analysis::any_order`]). The state limit makes the pass refuse with an error rather
-//! than run away; orders are L0-exclusive by construction and are planned by the pipeline's own
+//! ([`crate::analysis::any_order`]; for makespan also the [`conflict`] bound of the empty
+//! prefix). The makespan walk starts from `order-search`'s order ([`seed`]) and prunes prefixes
+//! by the timing paths that buffers which cannot share a tier force ([`conflict`]). The state
+//! limit makes the pass refuse with an error rather than run away; orders are L0-exclusive by construction and are planned by the pipeline's own
 //! back end ([`crate::search::BackEnd`], scored as `order-search` scores its finalists), so
 //! `order-exact{…},dlr{…},cpe{…}` yields exactly the plan reported.
 //!
 //! Cost: peak O(S · d · (s + k) · log S); traffic and makespan O(P · (d + k)) plus a back-end
-//! run per complete order (see the files). Both are exponential in the width of the module in
+//! run per complete order, makespan also a prefix bound per step tried and one `order-search`
+//! run (see the files). Both are exponential in the width of the module in
 //! the worst case, which is what the state limit is for.
 
+mod conflict;
 pub mod options;
 pub mod pass;
 mod peak;
 #[cfg(feature = "generate")]
 pub mod report;
+mod seed;
 pub mod space;
 mod walk;
 
@@ -34,6 +39,7 @@ pub use pass::OrderExact;
 use crate::analysis::{any_order_bounds, AnyOrderBounds, BoundError};
 use crate::search::score::{Evaluator, FinishError, Measure};
 use crate::search::Objective;
+use conflict::Conflicts;
 use lattice_lir::{Module, OpId, Phase};
 use space::{Space, TooWide, MAX_DECISIONS};
 
@@ -120,8 +126,22 @@ pub fn exact_order(module: &Module, options: &ExactOptions) -> Result<Exact, Exa
             (order, states)
         }
         objective => {
-            let lower = bound_of(&bounds, objective);
-            let w = walk::least_by_back_end(&space, &evaluator, lower, limit)?;
+            let conflicts = (objective == Objective::Makespan).then(|| Conflicts::of(&work, &dag));
+            let mut lower = bound_of(&bounds, objective);
+            if let Some(c) = &conflicts {
+                lower = lower.max(c.bound(&[]));
+            }
+            let seed = conflicts
+                .as_ref()
+                .and_then(|_| seed::searched(module, &space, &evaluator));
+            let w = walk::least_by_back_end(
+                &space,
+                &evaluator,
+                conflicts.as_ref(),
+                seed,
+                lower,
+                limit,
+            )?;
             (w.order, w.states)
         }
     };

@@ -185,6 +185,11 @@ impl<'m> Space<'m> {
         }
     }
 
+    /// The decision number of `id`, if it is a decision op.
+    pub fn decision_of(&self, id: OpId) -> Option<usize> {
+        self.decision[id.index()]
+    }
+
     /// The decision ops that may run next from `done`.
     pub fn ready(&self, done: Set) -> impl Iterator<Item = usize> + '_ {
         (0..self.ops.len()).filter(move |&d| done >> d & 1 == 0 && self.needs[d] & !done == 0)

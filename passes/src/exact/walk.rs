@@ -14,17 +14,25 @@
 //! and at most Freeze's (σ's own pipe order), so when Freeze meets that bound it is CPE's.
 //! Prefixes are pruned by [`crate::analysis::excess`]: once what every completion must spend on spills
 //! (traffic; for makespan, a spill pipe's cycles on top of its ops') is no better than the best
-//! order so far, no completion can win. A
+//! order so far, no completion can win. For makespan they are also pruned by the bound of
+//! [`Conflicts`]: the timing paths every completion has between the uses of buffers that cannot
+//! share their tier, ordered by the prefix. A makespan walk starts from an incumbent when one is
+//! given (`order-search`'s order, [`super::seed`]), so that these bounds prune from the first
+//! state; the walk still returns the best order of the space, the incumbent only when none is
+//! better. A
 //! step that would make two buffers of a staging tier live at once on an L0-exclusive target
 //! is not taken. Orders the back end cannot plan are skipped. Every prefix and complete order
 //! visited counts as a state against the limit.
 //!
-//! Steps are tried in order of the bytes they leave live, fewest first (ties by decision
-//! number), so that good orders come early and prune the rest.
+//! Steps are tried by their makespan bound, lowest first (0 for traffic), then by the bytes
+//! they leave live, fewest first, then by decision number, so that good orders come early and
+//! prune the rest.
 //!
-//! Cost: O(P · (d + k + L log L)) for P prefixes visited and L live buffers, plus one back-end
-//! run per complete order that the bounds leave.
+//! Cost: O(P · (d + k + L log L)) for P prefixes visited and L live buffers, for makespan plus
+//! a [`Conflicts`] bound per step tried, plus one back-end run per complete order that the
+//! bounds leave.
 
+use super::conflict::Conflicts;
 use super::space::{Set, Space, Step};
 use super::ExactError;
 use crate::analysis::excess::{position_cost, Cost};
@@ -50,16 +58,21 @@ struct Walk<'a, 'm> {
     live: Vec<BufferId>,
     /// Makespan: each spill pipe with the cycles of the module's own ops on it.
     spill_pipes: Vec<(PipeId, u64)>,
+    /// Makespan: the bound of a prefix from the buffers that cannot share a tier.
+    conflicts: Option<&'a Conflicts<'a>>,
     limit: u64,
     states: u64,
     order: Vec<OpId>,
     best: Option<(u64, Vec<OpId>)>,
 }
 
-/// Walks every order; `lower` is the order-independent bound of the objective.
-pub fn least_by_back_end(
-    space: &Space<'_>,
-    evaluator: &Evaluator<'_>,
+/// Walks every order; `conflicts` is the makespan's prefix bound, `seed` an incumbent (its
+/// value and order, a step sequence of the space), `lower` a bound no order beats.
+pub fn least_by_back_end<'a>(
+    space: &'a Space<'_>,
+    evaluator: &'a Evaluator<'_>,
+    conflicts: Option<&'a Conflicts<'a>>,
+    seed: Option<(u64, Vec<OpId>)>,
     lower: u64,
     limit: u64,
 ) -> Result<Walked, ExactError> {
@@ -81,12 +94,15 @@ pub fn least_by_back_end(
         lower,
         live: Vec::new(),
         spill_pipes,
+        conflicts,
         limit,
         states: 0,
         order: Vec::with_capacity(space.module.ops.len()),
-        best: None,
+        best: seed,
     };
-    walk.visit(0, lower)?;
+    if !walk.done() {
+        walk.visit(0, lower)?;
+    }
     let states = walk.states;
     match walk.best {
         Some((_, order)) => Ok(Walked { order, states }),
@@ -111,17 +127,17 @@ impl Walk<'_, '_> {
             return Ok(());
         }
         // Steps that leave the fewest bytes live first: a good order early prunes the rest.
-        let mut ready: Vec<(i128, usize, Step)> = self
-            .space
-            .ready(done)
-            .filter_map(|d| {
-                let step = self.space.step(done, d)?;
-                let (up, down) = self.space.bytes(d, &step);
-                Some((i128::from(up) - i128::from(down), d, step))
-            })
-            .collect();
-        ready.sort_by_key(|&(net, d, _)| (net, d));
-        for (_, d, step) in ready {
+        let mut ready: Vec<(u64, i128, usize, Step)> = Vec::new();
+        for d in self.space.ready(done) {
+            let Some(step) = self.space.step(done, d) else {
+                continue;
+            };
+            let (up, down) = self.space.bytes(d, &step);
+            let bound = self.conflict_bound(d, &step);
+            ready.push((bound, i128::from(up) - i128::from(down), d, step));
+        }
+        ready.sort_by_key(|&(bound, net, d, _)| (bound, net, d));
+        for (bound, _, d, step) in ready {
             let before = self.live.clone();
             let own = self.space.ops[d];
             let m = self.space.module;
@@ -129,7 +145,7 @@ impl Walk<'_, '_> {
             for &a in starts.filter(|&&a| matches!(m.op(a).kind, OpKind::Alloc { .. })) {
                 self.live.push(m.op(a).kind.buffers()[0]);
             }
-            let floor = floor.max(self.position_bound(own));
+            let floor = floor.max(bound).max(self.position_bound(own));
             if self.best.as_ref().is_some_and(|(b, _)| floor >= *b) {
                 self.live = before;
                 continue;
@@ -154,6 +170,21 @@ impl Walk<'_, '_> {
             self.live = before;
         }
         Ok(())
+    }
+
+    /// Makespan: the bound of the buffers that cannot share a tier over every completion of the
+    /// current prefix followed by step `d` (the same for every order of its ALLOCs: they all
+    /// precede its FREEs); 0 for the other objectives.
+    fn conflict_bound(&mut self, d: usize, step: &Step) -> u64 {
+        let Some(conflicts) = self.conflicts else {
+            return 0;
+        };
+        let mark = self.order.len();
+        self.space
+            .emit(d, &step.allocs, &step.frees, &mut self.order);
+        let bound = conflicts.bound(&self.order);
+        self.order.truncate(mark);
+        bound
     }
 
     /// The objective's bound from the spills forced at `at`'s position in the current prefix.
