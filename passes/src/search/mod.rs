@@ -8,7 +8,8 @@
 //! nested task families (rows of a chain of state × their steps); `portfolio` lists the
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
-//! late-acceptance chains; `stages` the budget split, the portfolio's scoring and ranking and
+//! late-acceptance chains; `family_floor` the orders of the reverse depth-first family that run
+//! through the back end after the final stage; `stages` the budget split, the portfolio's scoring and ranking and
 //! the deterministic parallel map that the search and `lead` (the makespan objective's traffic
 //! lead) share; [`options`], [`pass`], [`report`] (the `lattice-bench search`
 //! table), `renumbered` (its `--renumber K` table) and [`time_limits`] (its `--time-limits`
@@ -22,7 +23,10 @@
 //! scoring and first chain, exactly as that search runs them (same budget split, start, seed and
 //! share), in the place of one of its own chains, with the lead's best orders among its
 //! finalists; so its plan is never slower than the traffic objective's whenever that one comes
-//! from the traffic search's first chain or its portfolio. Invariants:
+//! from the traffic search's first chain or its portfolio. Last, on modules of at most
+//! `FAMILY_FLOOR_OPS` ops, the *family floor* (`family_floor`): the reverse depth-first family's
+//! orders, every feeder placement, through the back end under DLR's own key, outside the budget
+//! (at most 20 runs), so the result is never worse than the family's best. Invariants:
 //! - **Budget** ([`Budget`]): `auto` and `work:N` are work units ([`score`]) for the whole pass:
 //!   the final stage is paid first (MPAS's run and as many other runs — a finalist under one of
 //!   the victim keys the back end tries — as fit in half the budget), then grouping the tasks
@@ -47,13 +51,16 @@
 //!   only results that come in a fixed order, so the stops are as deterministic as the budget.
 //! - **Never worse than MPAS**: MPAS's order is always run through the back end, before any
 //!   other, and the finalist kept has the smallest final key, so the result's objective is at
-//!   most MPAS's under the same back end.
+//!   most MPAS's under the same back end; nor, on modules of at most `FAMILY_FLOOR_OPS` ops and
+//!   within a time limit's reach, than the best order of the reverse depth-first family.
 //!
 //! Cost: the budget's work units — for the makespan objective plus its traffic lead's portfolio
 //! scoring and chain, less the share of the chain the lead replaces — (plus, for a step budget,
-//! (budget) × (one realization or O(V) move + one score) + finalists × back end).
+//! (budget) × (one realization or O(V) move + one score) + finalists × back end), plus at most
+//! 20 back-end runs of the family floor on modules of at most `FAMILY_FLOOR_OPS` ops.
 
 mod family;
+mod family_floor;
 mod floor;
 mod grid;
 mod lead;
@@ -86,6 +93,7 @@ use crate::analysis::{bottom_levels, BottomLevels};
 use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
+use family_floor::{family_orders, FAMILY_FLOOR_OPS};
 use lattice_lir::{Module, OpId, Phase};
 use lead::traffic_lead;
 use local::{chain, Space};
@@ -135,6 +143,9 @@ pub struct Searched {
     pub evaluations: u64,
     /// Work units spent (portfolio, chains and final stage; see [`Budget`]).
     pub work: u64,
+    /// Back-end runs of the family floor (`family_floor.rs`), which runs outside the budget
+    /// after the final stage; not in [`Searched::work`].
+    pub floor_runs: u64,
     /// Times a chain improved on its best.
     pub improvements: u64,
     /// Best objective value (search stage) among the portfolio.
@@ -297,6 +308,7 @@ pub fn search_with(
             mpas,
             victim: victims[0],
             winner: "mpas".into(),
+            floor_runs: 0,
             members: 0,
             evaluations: 0,
             work: evaluator.finish_work(),
@@ -504,14 +516,57 @@ pub fn search_with(
         }
         done += batch;
     }
-    let final_work = (1 + done as u64) * evaluator.finish_work();
     let (f, victim) = winner.map_or((0, victims[0]), |j| jobs[j]);
+    let (mut order, mut victim, mut winner) =
+        (finalists[f].1.to_vec(), victim, finalists[f].0.clone());
+    // The family floor (family_floor.rs): the family's orders the final stage did not run under
+    // DLR's own key, each through the back end under it.
+    let mut floor_runs = 0u64;
+    if ops <= FAMILY_FLOOR_OPS {
+        let ran: Vec<&[OpId]> = std::iter::once(finalists[0].1)
+            .chain(
+                jobs[..done]
+                    .iter()
+                    .filter(|j| j.1 == victims[0])
+                    .map(|j| finalists[j.0].1),
+            )
+            .collect();
+        let floor_orders: Vec<(String, Vec<OpId>)> = family_orders(module, &tasks)?
+            .into_iter()
+            .filter(|(_, o)| !ran.contains(&o.as_slice()))
+            .collect();
+        let mut next = 0;
+        while next < floor_orders.len() {
+            if deadline.is_some_and(|d| Instant::now() + per_batch > d) {
+                break;
+            }
+            let batch = threads.min(floor_orders.len() - next);
+            let started = Instant::now();
+            let results = parallel(threads, batch, |i| {
+                evaluator.finish(&floor_orders[next + i].1)
+            });
+            per_batch = per_batch.max(started.elapsed());
+            for (i, result) in results.into_iter().enumerate() {
+                let candidate = result?;
+                let k = key(objective, &candidate);
+                if k < best_key {
+                    let (name, o) = &floor_orders[next + i];
+                    (best_key, measure) = (k, candidate);
+                    (order, victim, winner) = (o.clone(), victims[0], name.clone());
+                }
+            }
+            next += batch;
+            floor_runs += batch as u64;
+        }
+    }
+    let final_work = (1 + done as u64) * evaluator.finish_work();
     Ok(Searched {
-        order: finalists[f].1.to_vec(),
+        order,
         measure,
         mpas,
         victim,
-        winner: finalists[f].0.clone(),
+        winner,
+        floor_runs,
         members: orders.len() as u64,
         evaluations: spent.steps
             + lead.as_ref().map_or(0, |l| l.spent.steps)

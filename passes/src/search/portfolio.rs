@@ -40,6 +40,15 @@ pub(crate) enum Start {
 /// The feeder placements every task order is tried with: (lead, inline).
 pub(crate) const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
 
+/// How a member's name spells its feeder placement: `inline` or `lead-K`.
+pub(crate) fn placement_name(lead: u32, inline: bool) -> String {
+    if inline {
+        "inline".to_string()
+    } else {
+        format!("lead-{lead}")
+    }
+}
+
 /// Every member, named, MPAS (`mpas`, its order) first; the members built while `go_on` said
 /// yes.
 pub(crate) fn portfolio(
@@ -107,13 +116,8 @@ pub(crate) fn portfolio(
             continue;
         }
         for (lead, inline) in PLACEMENTS {
-            let placement = if inline {
-                "inline".to_string()
-            } else {
-                format!("lead-{lead}")
-            };
             members.push((
-                format!("{name}/{placement}"),
+                format!("{name}/{}", placement_name(lead, inline)),
                 Start::Tasks(TaskOrder {
                     seq: seq.clone(),
                     lead,

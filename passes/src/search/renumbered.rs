@@ -13,16 +13,13 @@
 //! `fails` cell and the row's ratio counts the failures (the module as given must plan).
 //! O(modules · objectives · (K + 1) · search).
 
-use super::family::{family, task_fingerprints};
+use super::family_floor::family_orders;
 use super::options::BackEnd;
-use super::portfolio::PLACEMENTS;
-use super::realize::{realize, TaskOrder};
 use super::score::{value, Evaluator};
 use super::tasks::Tasks;
 use super::{search, Objective, SearchError, SearchOptions, Silent};
 use crate::analysis::bottom_levels;
 use crate::generate::{random_topological, renumber};
-use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions};
 use lattice::OptionType;
 use lattice_lir::{Module, Phase};
@@ -52,35 +49,17 @@ pub fn family_best(
     objective: Objective,
     back_end: &BackEnd,
 ) -> Result<Option<u64>, SearchError> {
-    let graph = Graph::build_with(module, false)?;
     let tasks = Tasks::of(module)?;
-    if tasks.main.is_empty() {
-        return Ok(None);
-    }
     let work = Module {
         phase: Phase::Scheduled,
         ..module.clone()
     };
     let evaluator = Evaluator::new(&work, objective, back_end);
-    let mut best = None;
-    for (_, seq) in family(&tasks, &task_fingerprints(&graph, &tasks)) {
-        for (lead, inline) in PLACEMENTS {
-            let order = realize(
-                &tasks,
-                &TaskOrder {
-                    seq: seq.clone(),
-                    lead,
-                    inline,
-                    flips: Default::default(),
-                },
-            );
-            if let Ok(m) = evaluator.finish(&order) {
-                let v = value(objective, &m);
-                best = Some(best.map_or(v, |b: u64| b.min(v)));
-            }
-        }
-    }
-    Ok(best)
+    Ok(family_orders(module, &tasks)?
+        .iter()
+        .filter_map(|(_, order)| evaluator.finish(order).ok())
+        .map(|m| value(objective, &m))
+        .min())
 }
 
 /// The Markdown table (see the header); fails on the first module the search fails on.
