@@ -9,11 +9,11 @@
 //! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
 //! late-acceptance chains; `family_floor` the orders of the reverse depth-first family that run
-//! through the back end after the final stage; `stages` the budget split, the portfolio's scoring and ranking and
-//! the deterministic parallel map that the search and `lead` (the makespan objective's traffic
-//! lead) share; [`options`], [`pass`], [`report`] (the `lattice-bench search`
-//! table), `renumbered` (its `--renumber K` table) and [`time_limits`] (its `--time-limits`
-//! table) are the user-facing side.
+//! through the back end after the final stage; `stages` the budget split, the portfolio's
+//! scoring and ranking and the deterministic parallel map that the search and `lead` (the
+//! makespan objective's traffic lead) share; [`options`], [`pass`], [`report`] (the
+//! `lattice-bench search` table), `renumbered` (its `--renumber K` table) and [`time_limits`]
+//! (its `--time-limits` table) are the user-facing side.
 //!
 //! The search: run MPAS's order through the real back end; group the tasks, build and score the
 //! portfolio; run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
@@ -547,7 +547,13 @@ pub fn search_with(
             });
             per_batch = per_batch.max(started.elapsed());
             for (i, result) in results.into_iter().enumerate() {
-                let candidate = result?;
+                // An order DLR cannot plan is no candidate (the family's orders were never
+                // scored); any other failure of the back end is one.
+                let candidate = match result {
+                    Ok(candidate) => candidate,
+                    Err(FinishError::Plan(_)) => continue,
+                    Err(other) => return Err(SearchError::Finish(other)),
+                };
                 let k = key(objective, &candidate);
                 if k < best_key {
                     let (name, o) = &floor_orders[next + i];
