@@ -147,40 +147,11 @@ mod tests {
     use crate::analysis::any_order_bounds;
     use crate::dlr::plan_in;
     use crate::exact::report::{squeezed, PERCENTS};
-    use crate::generate::{generate, GenSpec, Shape};
+    use crate::exact::seed::tightened;
+    use crate::generate::{generate, random_topological, GenSpec, Shape};
     use crate::search::score::Evaluator;
     use crate::search::{BackEnd, Objective};
     use lattice_lir::Phase;
-
-    /// A topological order of `dag` that picks among the ready ops by `seed` (0: the DAG's own).
-    fn some_order(dag: &Dag, n: usize, seed: u64) -> Vec<OpId> {
-        if seed == 0 {
-            return dag.topo.clone();
-        }
-        let mut waiting: Vec<usize> = (0..n).map(|v| dag.preds(OpId::new(v)).len()).collect();
-        let mut ready: Vec<OpId> = dag
-            .topo
-            .iter()
-            .copied()
-            .filter(|v| waiting[v.index()] == 0)
-            .collect();
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut order = Vec::with_capacity(n);
-        while !ready.is_empty() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let v = ready.swap_remove((state % ready.len() as u64) as usize);
-            order.push(v);
-            for &s in dag.succs(v) {
-                waiting[s.index()] -= 1;
-                if waiting[s.index()] == 0 {
-                    ready.push(s);
-                }
-            }
-        }
-        order
-    }
 
     #[test]
     fn no_prefix_bound_exceeds_the_back_ends_makespan_of_an_order_that_starts_with_it() {
@@ -204,19 +175,15 @@ mod tests {
                     assert!(root >= any_order_bounds(&m).expect("bounds").makespan);
                     let evaluator = Evaluator::new(&m, Objective::Makespan, &back_end);
                     for seed in 0..6 {
-                        let order = some_order(&dag, m.ops.len(), seed);
+                        let order = if seed == 0 {
+                            dag.topo.clone()
+                        } else {
+                            random_topological(&m, seed).expect("a valid module orders")
+                        };
                         let Ok(planned) = plan_in(&m, &order, &back_end.dlr) else {
                             continue;
                         };
-                        // The σ the back end plans: the tightened order, without spill events.
-                        let n = m.ops.len();
-                        let tight: Vec<OpId> = planned
-                            .module
-                            .schedule
-                            .iter()
-                            .copied()
-                            .filter(|v| v.index() < n)
-                            .collect();
+                        let tight = tightened(&m, &planned.module);
                         let makespan = evaluator.finish(&tight).expect("plans").makespan;
                         for k in 0..=tight.len() {
                             let b = conflicts.bound(&tight[..k]);

@@ -32,19 +32,24 @@ pub fn searched(
     };
     let found = search(module, &options, &Silent).ok()?;
     let planned = plan_in(evaluator.module, &found.order, &evaluator.back_end.dlr).ok()?;
-    let n = module.ops.len();
-    let tight: Vec<OpId> = planned
-        .module
-        .schedule
-        .iter()
-        .copied()
-        .filter(|v| v.index() < n)
-        .collect();
+    let tight = tightened(module, &planned.module);
     if !is_step_sequence(space, &tight) {
         return None;
     }
     let makespan = evaluator.finish(&tight).ok()?.makespan;
     Some((makespan, tight))
+}
+
+/// The σ the back end plans when DLR has planned `module` into `planned`: DLR's tightened order
+/// of the module's own ops, without the spill events it added.
+pub(crate) fn tightened(module: &Module, planned: &Module) -> Vec<OpId> {
+    let n = module.ops.len();
+    planned
+        .schedule
+        .iter()
+        .copied()
+        .filter(|v| v.index() < n)
+        .collect()
 }
 
 /// Whether `order` is what the space's steps emit for its decision ops in their order (with the
