@@ -342,18 +342,23 @@ fn modules_of_thirty_ops_and_more_of_every_family_are_solved() {
     solve(&squeezed(&m, 60), Objective::Peak);
 }
 
+/// The makespan walk's modules: `shape` at `nodes` ops, seed 7, non-staging tiers at 60 %.
+fn family_module(shape: Shape, nodes: usize) -> Module {
+    squeezed(
+        &generate(&GenSpec {
+            shape,
+            nodes,
+            seed: 7,
+        }),
+        60,
+    )
+}
+
 #[test]
 fn makespan_is_solved_on_modules_of_every_family_up_to_sixteen_ops() {
     for shape in FAMILIES {
         for nodes in [14, 16] {
-            let m = squeezed(
-                &generate(&GenSpec {
-                    shape,
-                    nodes,
-                    seed: 7,
-                }),
-                60,
-            );
+            let m = family_module(shape, nodes);
             let started = Instant::now();
             let options = ExactOptions {
                 objective: Objective::Makespan,
@@ -380,14 +385,7 @@ fn makespan_states_per_family_and_size() {
     println!("| family | ops | optimum | states | seconds |\n|---|---:|---:|---:|---:|");
     for shape in Shape::ALL {
         for nodes in [20, 24, 28, 30] {
-            let m = squeezed(
-                &generate(&GenSpec {
-                    shape,
-                    nodes,
-                    seed: 7,
-                }),
-                60,
-            );
+            let m = family_module(shape, nodes);
             let options = ExactOptions {
                 objective: Objective::Makespan,
                 ..ExactOptions::default()

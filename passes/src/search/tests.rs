@@ -266,6 +266,17 @@ fn budgets_parse_in_steps_or_work() {
     assert!(Budget::max_steps(Objective::Makespan, 1_000) < small);
 }
 
+/// The contest core with its non-staging tiers cut to a quarter, so that plans spill.
+fn quarter_tiers() -> lattice_lir::Target {
+    let mut quarter = lattice_lir::Target::contest();
+    for tier in &mut quarter.tiers {
+        if !tier.staging {
+            tier.capacity = (tier.capacity / 4).max(crate::generate::MIN_CAPACITY);
+        }
+    }
+    quarter
+}
+
 /// The makespan objective's plan is never slower than the plans the peak and traffic objectives
 /// find with the same options, on a module of every generated family, on the contest core and
 /// with its non-staging tiers cut to a quarter (so that plans spill and the traffic search has
@@ -275,15 +286,9 @@ fn budgets_parse_in_steps_or_work() {
 fn the_makespan_objective_is_never_slower_than_the_peak_and_traffic_plans() {
     use super::options::{Budget, Objective, SearchOptions};
     use super::{search, Silent};
-    use crate::generate::{generate_for, MIN_CAPACITY};
-    use lattice_lir::Target;
+    use crate::generate::generate_for;
     use std::num::NonZeroU64;
-    let mut quarter = Target::contest();
-    for tier in &mut quarter.tiers {
-        if !tier.staging {
-            tier.capacity = (tier.capacity / 4).max(MIN_CAPACITY);
-        }
-    }
+    let quarter = quarter_tiers();
     for shape in Shape::ALL {
         let spec = GenSpec {
             shape,
@@ -329,15 +334,9 @@ fn the_result_is_never_above_the_family_best_through_the_back_end() {
     use super::renumbered::family_best;
     use super::score::value;
     use super::{search, Silent};
-    use crate::generate::{generate_for, MIN_CAPACITY};
-    use lattice_lir::Target;
+    use crate::generate::generate_for;
     use std::num::NonZeroU64;
-    let mut quarter = Target::contest();
-    for tier in &mut quarter.tiers {
-        if !tier.staging {
-            tier.capacity = (tier.capacity / 4).max(MIN_CAPACITY);
-        }
-    }
+    let quarter = quarter_tiers();
     for (shape, (nodes, seed)) in Shape::ALL
         .into_iter()
         .flat_map(|s| [(150, 5), (300, 2)].map(|n| (s, n)))
