@@ -8,16 +8,17 @@
 //! family's best order through the real back end need not be among them (without this stage,
 //! at a budget of 20 steps: a makespan of 5,189 cycles against the family's 5,116 on `heads-kv`
 //! and `heads-q` modules of 150 nodes, a peak of 394 against 337 on a `heads-q` module of 300
-//! nodes with its tiers cut to a quarter; `search/tests.rs` checks both). The orders are read off the task DAG's structure alone (structural fingerprints break
-//! ties before task numbers), so the floor is also the part of the result that renumbering the
-//! module moves least.
+//! nodes with its tiers cut to a quarter; `search/tests.rs` checks both). The orders are read
+//! off the task DAG's structure alone (structural fingerprints break ties before task numbers),
+//! so the floor is also the part of the result that renumbering the module moves least.
 //!
 //! Invariants: runs after the final stage, only the family orders that stage did not run under
 //! DLR's own key, and only on modules of at most [`FAMILY_FLOOR_OPS`] ops: there it is at most
 //! `members × placements` back-end runs (5 × 4; milliseconds each at a few thousand ops), not
 //! charged to the budget, like the floor of [`super::floor`] — a pure function of the module and
 //! the options, so results stay deterministic whatever the thread count. A family order wins
-//! only when its key is strictly below the final stage's best, so ties keep the search's plan.
+//! only when its key is strictly below the final stage's best, so ties keep the search's plan;
+//! an order DLR cannot plan is no candidate.
 //!
 //! Cost: the family's (see [`super::family`]: O(R · (T + E_T) + ROUNDS · (V + E) log V)), one
 //! realization O(V + E) per order, and one back-end run per order not yet run.
