@@ -100,7 +100,9 @@ use local::{chain, Space};
 use options::AUTO_WORK;
 use portfolio::portfolio;
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
-use stages::{chain_seed, parallel, rank, score_members, search_allowance, task_starts, Scored};
+use stages::{
+    chain_seed, in_batches, parallel, rank, score_members, search_allowance, task_starts, Scored,
+};
 use std::time::{Duration, Instant};
 use tasks::Tasks;
 
@@ -489,33 +491,29 @@ pub fn search_with(
         .collect();
     // MPAS's order under DLR's own key came first, so ties keep it; `None` is that run.
     let (mut best_key, mut winner, mut measure) = (key(objective, &mpas), None, mpas);
-    let mut done = 0;
-    // A batch of `threads` runs at once can take longer than MPAS's run alone (on a loaded
-    // machine the threads share fewer cores), so the next batch starts only while the longest
-    // batch so far would still fit.
     let mut per_batch = per_final;
-    while done < jobs.len() {
-        if deadline.is_some_and(|d| Instant::now() + per_batch > d) {
-            break;
-        }
-        let batch = threads.min(jobs.len() - done);
-        let started = Instant::now();
-        let results = parallel(threads, batch, |i| {
-            let (f, victim) = jobs[done + i];
+    let done = in_batches(
+        threads,
+        jobs.len(),
+        deadline,
+        &mut per_batch,
+        |j| {
+            let (f, victim) = jobs[j];
             let back_end = options.back_end.with_victim(victim);
             evaluator.with_back_end(&back_end).finish(finalists[f].1)
-        });
-        progress.advance(batch as u64 * final_cost);
-        per_batch = per_batch.max(started.elapsed());
-        for (i, result) in results.into_iter().enumerate() {
-            let candidate = result?;
-            let k = key(objective, &candidate);
-            if k < best_key {
-                (best_key, winner, measure) = (k, Some(done + i), candidate);
+        },
+        |first, results| {
+            progress.advance(results.len() as u64 * final_cost);
+            for (i, result) in results.into_iter().enumerate() {
+                let candidate = result?;
+                let k = key(objective, &candidate);
+                if k < best_key {
+                    (best_key, winner, measure) = (k, Some(first + i), candidate);
+                }
             }
-        }
-        done += batch;
-    }
+            Ok::<(), SearchError>(())
+        },
+    )?;
     let (f, victim) = winner.map_or((0, victims[0]), |j| jobs[j]);
     let (mut order, mut victim, mut winner) =
         (finalists[f].1.to_vec(), victim, finalists[f].0.clone());
@@ -535,35 +533,32 @@ pub fn search_with(
             .into_iter()
             .filter(|(_, o)| !ran.contains(&o.as_slice()))
             .collect();
-        let mut next = 0;
-        while next < floor_orders.len() {
-            if deadline.is_some_and(|d| Instant::now() + per_batch > d) {
-                break;
-            }
-            let batch = threads.min(floor_orders.len() - next);
-            let started = Instant::now();
-            let results = parallel(threads, batch, |i| {
-                evaluator.finish(&floor_orders[next + i].1)
-            });
-            per_batch = per_batch.max(started.elapsed());
-            for (i, result) in results.into_iter().enumerate() {
-                // An order DLR cannot plan is no candidate (the family's orders were never
-                // scored); any other failure of the back end is one.
-                let candidate = match result {
-                    Ok(candidate) => candidate,
-                    Err(FinishError::Plan(_)) => continue,
-                    Err(other) => return Err(SearchError::Finish(other)),
-                };
-                let k = key(objective, &candidate);
-                if k < best_key {
-                    let (name, o) = &floor_orders[next + i];
-                    (best_key, measure) = (k, candidate);
-                    (order, victim, winner) = (o.clone(), victims[0], name.clone());
+        let runs = in_batches(
+            threads,
+            floor_orders.len(),
+            deadline,
+            &mut per_batch,
+            |j| evaluator.finish(&floor_orders[j].1),
+            |first, results| {
+                for (i, result) in results.into_iter().enumerate() {
+                    // An order DLR cannot plan is no candidate (the family's orders were never
+                    // scored); any other failure of the back end is one.
+                    let candidate = match result {
+                        Ok(candidate) => candidate,
+                        Err(FinishError::Plan(_)) => continue,
+                        Err(other) => return Err(SearchError::Finish(other)),
+                    };
+                    let k = key(objective, &candidate);
+                    if k < best_key {
+                        let (name, o) = &floor_orders[first + i];
+                        (best_key, measure) = (k, candidate);
+                        (order, victim, winner) = (o.clone(), victims[0], name.clone());
+                    }
                 }
-            }
-            next += batch;
-            floor_runs += batch as u64;
-        }
+                Ok(())
+            },
+        )?;
+        floor_runs = runs as u64;
     }
     let final_work = (1 + done as u64) * evaluator.finish_work();
     Ok(Searched {

@@ -1,7 +1,8 @@
 //! The stages `order-search` runs for its own objective and for the makespan objective's
 //! traffic lead (`super::lead`) alike: the split of a budget between the search and the final
 //! stage, the portfolio scored in member order, its ranking, the chains' starts and seeds, and
-//! the deterministic parallel map they run on. Invariant: every result comes in member or index
+//! the deterministic parallel map they run on, and the back-end runs in batches that a time limit
+//! stops (the final stage's and the family floor's). Invariant: every result comes in member or index
 //! order, so the thread count changes only the wall time.
 //!
 //! Cost: scoring is one realization and one search-stage score per member; ranking
@@ -169,4 +170,32 @@ pub(super) fn parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T
         slots[i] = Some(value);
     }
     slots.into_iter().flatten().collect()
+}
+
+/// Runs `job(0..n)` on up to `threads` threads in batches of `threads`, each batch started only
+/// while the longest batch so far (`per_batch`, which this raises; a batch of runs at once can
+/// take longer than one run alone on a loaded machine) still fits before `deadline`; hands each
+/// batch's results, with the index of its first job, to `take` in index order. Returns how many
+/// jobs ran, or `take`'s first error.
+pub(super) fn in_batches<T: Send, E>(
+    threads: usize,
+    n: usize,
+    deadline: Option<Instant>,
+    per_batch: &mut Duration,
+    job: impl Fn(usize) -> T + Sync,
+    mut take: impl FnMut(usize, Vec<T>) -> Result<(), E>,
+) -> Result<usize, E> {
+    let mut done = 0;
+    while done < n {
+        if deadline.is_some_and(|d| Instant::now() + *per_batch > d) {
+            break;
+        }
+        let batch = threads.min(n - done);
+        let started = Instant::now();
+        let results = parallel(threads, batch, |i| job(done + i));
+        *per_batch = (*per_batch).max(started.elapsed());
+        take(done, results)?;
+        done += batch;
+    }
+    Ok(done)
 }
