@@ -11,9 +11,11 @@
 //!   step sequence (with every order of the ALLOCs a step emits together).
 //!
 //! Every walk stops as soon as an order meets the order-independent bound of its objective
-//! ([`crate::analysis::any_order`]; for makespan also the [`conflict`] bound of the empty
-//! prefix). The makespan walk starts from `order-search`'s order ([`seed`]) and prunes prefixes
-//! by the timing paths that buffers which cannot share a tier force ([`conflict`]). The state
+//! ([`crate::analysis::any_order`]; for makespan also the [`cases`] bound of the empty prefix,
+//! searched with at most [`ROOT_BUDGET`] bounds). The makespan walk starts from `order-search`'s
+//! order ([`seed`]) and prunes prefixes by the timing paths and SPILL_INs that buffers which
+//! cannot share a tier force ([`conflict`]), over the ways each such pair can still be settled
+//! ([`cases`]). The state
 //! limit makes the pass refuse with an error rather than run away; orders are L0-exclusive by construction and are planned by the pipeline's own
 //! back end ([`crate::search::BackEnd`], scored as `order-search` scores its finalists), so
 //! `order-exact{…},dlr{…},cpe{…}` yields exactly the plan reported.
@@ -23,6 +25,7 @@
 //! run (see the files). Both are exponential in the width of the module in
 //! the worst case, which is what the state limit is for.
 
+mod cases;
 mod conflict;
 pub mod options;
 pub mod pass;
@@ -42,6 +45,9 @@ use crate::search::Objective;
 use conflict::Conflicts;
 use lattice_lir::{Module, OpId, Phase};
 use space::{Space, TooWide, MAX_DECISIONS};
+
+/// The most bounds the makespan's case split computes for the empty prefix (once per module).
+const ROOT_BUDGET: usize = 4096;
 
 /// An optimal order and what the back end makes of it.
 #[derive(Clone, Debug)]
@@ -127,13 +133,14 @@ pub fn exact_order(module: &Module, options: &ExactOptions) -> Result<Exact, Exa
         }
         objective => {
             let conflicts = (objective == Objective::Makespan).then(|| Conflicts::of(&work, &dag));
-            let mut lower = bound_of(&bounds, objective);
-            if let Some(c) = &conflicts {
-                lower = lower.max(c.bound(&[]));
-            }
             let seed = conflicts
                 .as_ref()
                 .and_then(|_| seed::searched(module, &space, &evaluator));
+            let mut lower = bound_of(&bounds, objective);
+            if let Some(c) = &conflicts {
+                let threshold = seed.as_ref().map_or(u64::MAX, |s| s.0);
+                lower = lower.max(cases::split_bound(c, &[], threshold, ROOT_BUDGET));
+            }
             let w = walk::least_by_back_end(
                 &space,
                 &evaluator,

@@ -16,7 +16,9 @@
 //! (traffic; for makespan, a spill pipe's cycles on top of its ops') is no better than the best
 //! order so far, no completion can win. For makespan they are also pruned by the bound of
 //! [`Conflicts`]: the timing paths every completion has between the uses of buffers that cannot
-//! share their tier, ordered by the prefix. A makespan walk starts from an incumbent when one is
+//! share their tier, ordered by the prefix, and the least of it over the ways the pairs the
+//! prefix leaves open can still be settled ([`split_bound`], searched until it reaches the best
+//! makespan so far or [`STEP_BUDGET`] bounds). A makespan walk starts from an incumbent when one is
 //! given (`order-search`'s order, [`super::seed`]), so that these bounds prune from the first
 //! state; the walk still returns the best order of the space, the incumbent only when none is
 //! better. A
@@ -29,9 +31,10 @@
 //! prune the rest.
 //!
 //! Cost: O(P · (d + k + L log L)) for P prefixes visited and L live buffers, for makespan plus
-//! a [`Conflicts`] bound per step tried, plus one back-end run per complete order that the
-//! bounds leave.
+//! at most [`STEP_BUDGET`] [`Conflicts`] bounds per step tried, plus one back-end run per
+//! complete order that the bounds leave.
 
+use super::cases::split_bound;
 use super::conflict::Conflicts;
 use super::space::{Set, Space, Step};
 use super::ExactError;
@@ -41,6 +44,9 @@ use crate::search::score::Evaluator;
 use crate::search::Objective;
 use crate::timing::{evaluate, FixedGraph, PipeOrder};
 use lattice_lir::{BufferId, Module, OpId, OpKind, PipeId};
+
+/// The most bounds [`split_bound`] computes for one step tried.
+const STEP_BUDGET: usize = 64;
 
 /// The best order found.
 pub struct Walked {
@@ -182,7 +188,8 @@ impl Walk<'_, '_> {
         let mark = self.order.len();
         self.space
             .emit(d, &step.allocs, &step.frees, &mut self.order);
-        let bound = conflicts.bound(&self.order);
+        let threshold = self.best.as_ref().map_or(u64::MAX, |b| b.0);
+        let bound = split_bound(conflicts, &self.order, threshold, STEP_BUDGET);
         self.order.truncate(mark);
         bound
     }
