@@ -10,12 +10,15 @@
 //!   (`super::nest`), and every curve over a detected task grid and its transpose
 //!   (`super::grid`); each with loaders inlined into their tasks and with feeders 0, 1 and 2
 //!   tasks ahead.
+//! - Last, the beam search's least-peak op order (`super::beam`), read off the structure alone;
+//!   last so that a step budget that cuts the portfolio keeps the members above.
 //!
 //! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out.
 //! MPAS's order is the caller's (the search runs it through the back end before building the
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
 //! with the members so far when told to (a time limit). O(P · realize) to build P members.
 
+use super::beam::beam;
 use super::family::{family, task_fingerprints};
 use super::grid::{curves, detect};
 use super::nest::nested;
@@ -85,9 +88,25 @@ pub(crate) fn portfolio(
     if let Ok(order) = sink_dfs(&graph) {
         members.push(("sink-dfs".into(), Start::Ops(order)));
     }
-    if tasks.main.is_empty() || !go_on() {
-        return Ok(members);
+    if !tasks.main.is_empty() && go_on() {
+        task_members(module, tasks, &mut members)?;
     }
+    // Last, so that a step budget that cuts the portfolio keeps the members before it.
+    if go_on() {
+        if let Some(order) = beam(&Graph::build_with(module, false)?, tasks, go_on) {
+            members.push(("beam".into(), Start::Ops(order)));
+        }
+    }
+    Ok(members)
+}
+
+/// The task orders (see the module docs), each with every feeder placement, after `members`
+/// (the op orders).
+fn task_members(
+    module: &Module,
+    tasks: &Tasks,
+    members: &mut Vec<(String, Start)>,
+) -> Result<(), OrderError> {
     let mut sequences: Vec<(String, Vec<usize>)> =
         vec![("tasks".into(), (0..tasks.main.len()).collect())];
     let print = task_fingerprints(&Graph::build_with(module, false)?, tasks);
@@ -95,7 +114,7 @@ pub(crate) fn portfolio(
     let latest = dfs[0].1.clone();
     sequences.extend(dfs);
     sequences.extend(nested(tasks, &print));
-    for (name, start) in &members {
+    for (name, start) in members.iter() {
         if let Start::Ops(order) = start {
             sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));
         }
@@ -127,7 +146,7 @@ pub(crate) fn portfolio(
             ));
         }
     }
-    Ok(members)
+    Ok(())
 }
 
 /// FREE first, then ordinary ops, then the smallest ALLOC; ties by incoming position.

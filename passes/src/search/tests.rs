@@ -1,7 +1,9 @@
 //! Unit tests of the search's pieces: the task decomposition, realization (legal and
-//! L0-exclusive for any sequence and lead), grid detection and the reverse depth-first family
-//! (every main task once; the same sequences, up to the renaming, on a renumbered copy).
+//! L0-exclusive for any sequence and lead), grid detection, the reverse depth-first family
+//! (every main task once; the same sequences, up to the renaming, on a renumbered copy) and the
+//! beam member (legal and L0-exclusive; on attention heads the same peak on renumbered copies).
 
+use super::beam::beam;
 use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::detect;
 use super::nest::nested;
@@ -11,7 +13,7 @@ use crate::analysis::pressure;
 use crate::generate::{generate, random_topological, renumber, GenSpec, Shape};
 use crate::order::graph::Graph;
 use crate::rng::Rng;
-use lattice_lir::{Module, OpId};
+use lattice_lir::{BufferId, Module, OpId, OpKind};
 
 fn case(name: &str) -> Module {
     let path = format!(
@@ -363,6 +365,75 @@ fn the_result_is_never_above_the_family_best_through_the_back_end() {
                     found.winner
                 );
             }
+        }
+    }
+}
+
+/// The logical peak of `order` (the non-staging tiers' live bytes), with `order` checked to keep
+/// every staging tier exclusive: at most one of its buffers live at a time.
+fn exclusive_logical_peak(m: &Module, order: &[OpId]) -> u64 {
+    let (mut live, mut peak) = (0u64, 0u64);
+    let mut held: Vec<Option<BufferId>> = vec![None; m.target.tiers.len()];
+    for &op in order {
+        match m.op(op).kind {
+            OpKind::Alloc { buffer, .. } => {
+                let b = m.buffer(buffer);
+                if m.target.tier(b.tier).staging {
+                    let slot = &mut held[b.tier.index()];
+                    assert!(
+                        slot.is_none(),
+                        "{}: two buffers of one staging tier",
+                        m.name
+                    );
+                    *slot = Some(buffer);
+                } else {
+                    live += b.size;
+                    peak = peak.max(live);
+                }
+            }
+            OpKind::Free { buffer } => {
+                let b = m.buffer(buffer);
+                if m.target.tier(b.tier).staging {
+                    held[b.tier.index()] = None;
+                } else {
+                    live -= b.size;
+                }
+            }
+            _ => {}
+        }
+    }
+    peak
+}
+
+/// The beam member's order is legal and L0-exclusive on every family, and on attention heads
+/// (where no other member reaches its peak) its peak is the same on renumbered copies.
+#[test]
+fn the_beam_order_is_legal_exclusive_and_on_heads_the_same_whatever_the_numbering() {
+    let mut cases = modules();
+    for shape in [Shape::HeadsKv, Shape::HeadsQ, Shape::Resnet] {
+        cases.push(generate(&GenSpec {
+            shape,
+            nodes: 300,
+            seed: 2,
+        }));
+    }
+    for m in cases {
+        let peak_of = |m: &Module| {
+            let tasks = Tasks::of(m).expect("tasks");
+            let graph = Graph::build_with(m, false).expect("graph");
+            beam(&graph, &tasks, &|| true).map(|order| {
+                assert_legal(m, &order);
+                exclusive_logical_peak(m, &order)
+            })
+        };
+        let peak = peak_of(&m);
+        if !m.name.contains("heads") {
+            continue;
+        }
+        let peak = peak.expect("the beam orders attention heads");
+        for seed in [7, 8] {
+            let copy = renumber(&m, &random_topological(&m, seed).expect("order")).expect("copy");
+            assert_eq!(peak_of(&copy), Some(peak), "{} renumbered ({seed})", m.name);
         }
     }
 }
