@@ -30,7 +30,9 @@
 //!
 //! O(S · W · (R · (t + d²) + V/64)) for S steps (ops that are neither ALLOC nor FREE), width W
 //! ([`WORK`] / V within [`MIN_WIDTH`]..=[`WIDTH`]), R ready ops per state, t ops per task and
-//! degree d; only on modules of at most [`BEAM_OPS`] ops.
+//! degree d, plus O(M · (T + E_T)) for the main tasks each main task waits for (M main tasks of
+//! T, E_T task edges) and the exclusive order's cost; only on modules of at most [`BEAM_OPS`]
+//! ops.
 
 use super::family::fingerprints;
 use super::tasks::{Class, Tasks};
