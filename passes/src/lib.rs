@@ -20,6 +20,7 @@ pub mod generate;
 pub mod order;
 pub mod outcome;
 pub mod reduce;
+pub mod renumber;
 mod rng;
 pub mod search;
 pub mod testing;

@@ -12,17 +12,19 @@
 //!
 //! Every walk stops as soon as an order meets the order-independent bound of its objective
 //! ([`crate::analysis::any_order`]; for makespan also the [`cases`] bound of the empty prefix,
-//! searched with at most [`ROOT_BUDGET`] bounds). The makespan walk starts from `order-search`'s
-//! order ([`seed`]) and prunes prefixes by the timing paths and SPILL_INs that buffers which
-//! cannot share a tier force ([`conflict`]), over the ways each such pair can still be settled
-//! ([`cases`]). The state
-//! limit makes the pass refuse with an error rather than run away; orders are L0-exclusive by construction and are planned by the pipeline's own
-//! back end ([`crate::search::BackEnd`], scored as `order-search` scores its finalists), so
+//! searched with at most [`ROOT_BUDGET`] bounds, and the [`windows`] bound: the time buffers
+//! that cannot share a tier hold it, plus what runs outside it). The makespan walk starts from
+//! the best of `order-search`'s orders of the module and of renumbered copies ([`seed`]) and
+//! prunes prefixes by the timing paths and SPILL_INs that buffers which cannot share a tier
+//! force ([`conflict`]), over the ways each such pair can still be settled ([`cases`]). The
+//! state limit makes the pass refuse with an error rather than run away; orders are
+//! L0-exclusive by construction and are planned by the pipeline's own back end
+//! ([`crate::search::BackEnd`], scored as `order-search` scores its finalists), so
 //! `order-exact{…},dlr{…},cpe{…}` yields exactly the plan reported.
 //!
 //! Cost: peak O(S · d · (s + k) · log S); traffic and makespan O(P · (d + k)) plus a back-end
-//! run per complete order, makespan also a prefix bound per step tried and one `order-search`
-//! run (see the files). Both are exponential in the width of the module in
+//! run per complete order, makespan also a prefix bound per step tried, the windows bound and
+//! one to four `order-search` runs (see the files). Both are exponential in the width of the module in
 //! the worst case, which is what the state limit is for.
 
 mod cases;
@@ -35,6 +37,7 @@ pub mod report;
 mod seed;
 pub mod space;
 mod walk;
+mod windows;
 
 pub use options::ExactOptions;
 pub use pass::OrderExact;
@@ -133,13 +136,15 @@ pub fn exact_order(module: &Module, options: &ExactOptions) -> Result<Exact, Exa
         }
         objective => {
             let conflicts = (objective == Objective::Makespan).then(|| Conflicts::of(&work, &dag));
-            let seed = conflicts
+            let mut seed = conflicts
                 .as_ref()
                 .and_then(|_| seed::searched(module, &space, &evaluator));
             let mut lower = bound_of(&bounds, objective);
             if let Some(c) = &conflicts {
                 let threshold = seed.as_ref().map_or(u64::MAX, |s| s.0);
                 lower = lower.max(cases::split_bound(c, &[], threshold, ROOT_BUDGET));
+                lower = lower.max(windows::window_bound(&work, &dag, &c.held));
+                seed = seed::improved(module, &space, &evaluator, seed, lower);
             }
             let w = walk::least_by_back_end(
                 &space,

@@ -32,14 +32,13 @@ mod machine;
 mod ops;
 mod pad;
 mod plan;
-mod renumber;
 mod shape;
 mod shapes;
 mod space;
 
+pub use crate::renumber::{random_topological, renumber, RenumberError};
 pub use machine::{GenError, MIN_CAPACITY};
 pub use plan::{trivial_plan, PlanError};
-pub use renumber::{random_topological, renumber, RenumberError};
 pub use shape::{Shape, UnknownShape};
 
 use crate::rng::Rng;
