@@ -7,13 +7,17 @@
 //! `mpas,dlr,cpe` and every objective of `order-search` planned and checked by the replay, and
 //! the per-objective spread over the numberings held to 1.02 outside a listed set of measured
 //! misses. About 50 s in a debug build on two loaded cores (the search tests run in parallel).
+//! And renumbering itself (`lattice_passes::renumber`, re-exported by the generator): it keeps
+//! the DAG and verifies, and refuses an order that is not topological.
 
 mod common;
 
 use common::pipeline;
-use lattice_lir::Module;
+use lattice_lir::{Module, OpId, OpKind};
 use lattice_passes::analysis::{bottom_levels, pressure};
-use lattice_passes::generate::{generate, random_topological, renumber, GenSpec, Shape};
+use lattice_passes::generate::{
+    generate, random_topological, renumber, GenSpec, RenumberError, Shape,
+};
 use lattice_passes::order::{mpas_order, order_by, MpasOptions, Policy};
 use lattice_passes::search::renumbered::{family_best, renumberings};
 use lattice_passes::search::{search, Budget, Measure, Objective, SearchOptions, Silent};
@@ -326,4 +330,63 @@ fn numbering_does_not_matter_on_attention_heads() {
 #[test]
 fn numbering_does_not_matter_on_matmul_tiles() {
     nestings_do_not_matter(Shape::MatmulRows, Shape::MatmulCols);
+}
+
+#[test]
+fn renumbering_keeps_the_dag_and_verifies() {
+    for shape in Shape::ALL {
+        let m = generate(&GenSpec {
+            shape,
+            nodes: 300,
+            seed: 4,
+        });
+        let order = random_topological(&m, 9).unwrap();
+        let r = renumber(&m, &order).unwrap();
+        lattice_lir::verify_module(&r).unwrap();
+        assert_eq!(r.ops.len(), m.ops.len());
+        assert_eq!(r.dep_count(), m.dep_count());
+        // Op i of the result is op order[i] of the input, under new names.
+        for (i, &old) in order.iter().enumerate() {
+            let (a, b) = (m.op(old), r.op(OpId::new(i)));
+            assert_eq!(a.kind.cycles(), b.kind.cycles());
+            assert_eq!(a.deps.len(), b.deps.len());
+            let sizes = |m: &Module, k: &OpKind| {
+                k.buffers()
+                    .iter()
+                    .map(|&x| m.buffer(x).size)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(sizes(&m, &a.kind), sizes(&r, &b.kind));
+        }
+        // Renumbering back by the inverse order gives the input again.
+        let mut back = vec![OpId::new(0); order.len()];
+        for (i, &old) in order.iter().enumerate() {
+            back[old.index()] = OpId::new(i);
+        }
+        let again = renumber(&r, &back).unwrap();
+        assert_eq!(again.ops.len(), m.ops.len());
+        assert_eq!(
+            lattice_lir::print_module(&again),
+            lattice_lir::print_module(&renumber(&m, &m.schedule).unwrap())
+        );
+    }
+}
+
+#[test]
+fn orders_that_are_not_topological_are_refused() {
+    let m = generate(&GenSpec {
+        shape: Shape::Matmul,
+        nodes: 60,
+        seed: 1,
+    });
+    let mut reversed = m.schedule.clone();
+    reversed.reverse();
+    assert!(matches!(
+        renumber(&m, &reversed),
+        Err(RenumberError::NotTopological { .. })
+    ));
+    assert!(matches!(
+        renumber(&m, &m.schedule[1..]),
+        Err(RenumberError::NotAPermutation { .. })
+    ));
 }

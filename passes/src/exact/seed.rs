@@ -3,9 +3,10 @@
 //! (`crate::renumber`, by random topological orders of fixed seeds, each copy's order mapped
 //! back to the module's ops), so that the walk's prefix bounds prune against a good makespan
 //! from its first state instead of against the first orders its own depth-first descent
-//! reaches. The copies are the same DAG under other ids; the search breaks its ties by ids, so
-//! its orders of them differ, and on some modules one is much better (attention at 30 ops:
-//! 1,167 on the module as given, 1,029 — the optimum — on a copy).
+//! reaches. The copies are the same DAG under other ids, but the search's result depends on
+//! the numbering (docs/search.md, the renumbering table), and on some modules a copy's is much
+//! better (attention at 30 ops: 1,167 on the module as given, 1,029 — the optimum — on a
+//! copy).
 //!
 //! The seed is only an incumbent: the walk still passes over a prefix only when no completion
 //! can beat it, and returns it only when no order of the space does better, so the optimum is

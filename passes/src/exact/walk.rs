@@ -18,12 +18,11 @@
 //! [`Conflicts`]: the timing paths every completion has between the uses of buffers that cannot
 //! share their tier, ordered by the prefix, and the least of it over the ways the pairs the
 //! prefix leaves open can still be settled ([`split_bound`], searched until it reaches the best
-//! makespan so far or [`STEP_BUDGET`] bounds). A makespan walk starts from an incumbent when one is
-//! given (`order-search`'s order, [`super::seed`]), so that these bounds prune from the first
-//! state; the walk still returns the best order of the space, the incumbent only when none is
-//! better. A
-//! step that would make two buffers of a staging tier live at once on an L0-exclusive target
-//! is not taken. Orders the back end cannot plan are skipped. Every prefix and complete order
+//! makespan so far or [`STEP_BUDGET`] bounds). A makespan walk starts from an incumbent when
+//! one is given (the best of `order-search`'s orders, [`super::seed`]), so that these bounds
+//! prune from the first state; the walk still returns the best order of the space, the
+//! incumbent only when none is better. A step that would make two buffers of a staging tier
+//! live at once on an L0-exclusive target is not taken. Orders the back end cannot plan are skipped. Every prefix and complete order
 //! visited counts as a state against the limit.
 //!
 //! Steps are tried by their makespan bound, lowest first (0 for traffic), then by the bytes

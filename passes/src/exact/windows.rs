@@ -159,3 +159,61 @@ impl<'a> Weigh<'a> {
         best
     }
 }
+
+#[cfg(all(test, feature = "generate"))]
+mod tests {
+    use super::*;
+    use crate::analysis::any_order_bounds;
+    use crate::dlr::plan_in;
+    use crate::exact::conflict::Conflicts;
+    use crate::exact::report::{squeezed, PERCENTS};
+    use crate::exact::seed::tightened;
+    use crate::generate::{generate, random_topological, GenSpec, Shape};
+    use crate::search::score::Evaluator;
+    use crate::search::{BackEnd, Objective};
+    use lattice_lir::Phase;
+
+    #[test]
+    fn the_window_bound_stays_below_the_back_ends_makespan_of_every_order_tried() {
+        let back_end = BackEnd::default();
+        let (mut modules, mut above, mut orders) = (0, 0, 0);
+        for shape in Shape::ALL {
+            for nodes in [10, 14, 18, 24, 30] {
+                for percent in PERCENTS {
+                    let generated = generate(&GenSpec {
+                        shape,
+                        nodes,
+                        seed: nodes as u64 + 1,
+                    });
+                    let m = Module {
+                        phase: Phase::Scheduled,
+                        ..squeezed(&generated, percent)
+                    };
+                    let dag = Dag::of(&m).expect("acyclic");
+                    let conflicts = Conflicts::of(&m, &dag);
+                    let bound = window_bound(&m, &dag, &conflicts.held);
+                    let evaluator = Evaluator::new(&m, Objective::Makespan, &back_end);
+                    for seed in 0..6 {
+                        let order = if seed == 0 {
+                            dag.topo.clone()
+                        } else {
+                            random_topological(&m, seed).expect("a valid module orders")
+                        };
+                        let Ok(planned) = plan_in(&m, &order, &back_end.dlr) else {
+                            continue;
+                        };
+                        let tight = tightened(&m, &planned.module);
+                        let makespan = evaluator.finish(&tight).expect("plans").makespan;
+                        assert!(bound <= makespan, "{}: {bound} > {makespan}", m.name);
+                        orders += 1;
+                    }
+                    modules += 1;
+                    above += usize::from(bound > any_order_bounds(&m).expect("bounds").makespan);
+                }
+            }
+        }
+        // Checked on many orders, and above the order-independent bound on some modules.
+        assert!(orders >= 400, "{orders}");
+        assert!(above * 10 >= modules, "{above} of {modules}");
+    }
+}
