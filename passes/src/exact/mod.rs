@@ -24,8 +24,8 @@
 //!
 //! Cost: peak O(S · d · (s + k) · log S); traffic and makespan O(P · (d + k)) plus a back-end
 //! run per complete order, makespan also a prefix bound per step tried, the windows bound and
-//! one to four `order-search` runs (see the files). Both are exponential in the width of the module in
-//! the worst case, which is what the state limit is for.
+//! one to four `order-search` runs (see the files). Both are exponential in the width of the
+//! module in the worst case, which is what the state limit is for.
 
 mod cases;
 mod conflict;

@@ -4,20 +4,21 @@
 //!
 //! **Windows.** A residency segment of a buffer spans, in time, from its start (ALLOC or
 //! SPILL_IN) to its end (FREE or SPILL_OUT), and every use of the buffer runs inside the span
-//! of the segment that holds it in σ. Two conflicting buffers ([`Conflicts`]: same tier, sizes
-//! adding up to more than it) have segments that are disjoint along σ and joined by a path of
-//! the timing graph from the earlier one's end to the later one's start, whatever the plan
-//! ([`super::conflict`]'s argument); so their spans are disjoint in time, and no use of one
-//! runs while the other holds a segment.
+//! of the segment that holds it in σ. Two conflicting buffers ([`super::conflict::Conflicts`]:
+//! same tier, sizes adding up to more than it) have segments that are disjoint along σ and
+//! joined by a path of the timing graph from the earlier one's end to the later one's start,
+//! whatever the plan ([`super::conflict`]'s argument); so their spans are disjoint in time, and
+//! no use of one runs while the other holds a segment.
 //!
 //! **The bound.** Take a set W of buffers that conflict pairwise and the set R of the other
 //! buffers that conflict with every member of W. The spans of W's members are pairwise
 //! disjoint, and no op that names a member of R (and no member of W) runs inside any of them.
-//! Cutting a member's spans out of the timeline keeps the order and the pipe exclusivity of the
-//! ops inside them, and leaves a schedule of its own uses — so those spans last at least the
-//! least makespan of its uses alone, with only their dependencies through the DAG (heads and
-//! tails that weigh only those uses). Cutting every W span out of the timeline likewise leaves
-//! a schedule of R's ops. So every timing of every plan of every order lasts at least
+//! Keeping only the spans of one member w (cutting the rest of the timeline out) keeps the
+//! order and the pipe exclusivity of the ops inside them, and all of w's uses are there — so
+//! those spans last at least the least makespan of w's uses alone, with only their
+//! dependencies through the DAG (heads and tails that weigh only those uses). Cutting every W
+//! span out of the timeline likewise leaves a schedule of R's ops. So every timing of every
+//! plan of every order lasts at least
 //!
 //!   Σ_{w ∈ W} bound(uses of w) + bound(ops naming a member of R and none of W),
 //!
@@ -25,8 +26,8 @@
 //! heads and tails ([`crate::analysis::makespan_bound`]'s argument), both over the DAG with
 //! every op outside S weighing 0 cycles (a path through other ops still orders S's ops, but its
 //! other ops may run outside the window). Spill ops only add work. The bound is the largest
-//! over the sets tried: for each buffer s, W grows from {s} by the member of R
-//! with the largest own bound (then the lowest buffer index), and every W on the way counts.
+//! over the sets tried: for each buffer s, W grows from {s} by the member of R with the
+//! largest own bound (then the lowest buffer index), and every W on the way counts.
 //! The choice only decides how strong the bound is, never its validity.
 //!
 //! Cost: O(B² · (V + E + k log k)) for B buffers with an ALLOC and a FREE, V ops, E
