@@ -7,7 +7,8 @@
 //!   makespan);
 //! - bound ≤ exact optimum ≤ the plan of MPAS, of the reference orders and of `order-search`,
 //!   for each objective; every exact order plans and verifies through `dlr,cpe`;
-//! - modules of 30 ops and more of every family are solved, and the state limit refuses cleanly.
+//! - modules of 30 ops and more of every family are solved (makespan on attention at 30 ops
+//!   at the root), and the state limit refuses cleanly.
 
 mod common;
 
@@ -374,6 +375,22 @@ fn makespan_is_solved_on_modules_of_every_family_up_to_sixteen_ops() {
             );
         }
     }
+}
+
+/// Attention at 30 ops (two UB buffers as large as UB, two small ones beside them): the window
+/// bound (`exact/windows.rs`), above the order-independent one, meets the best seed's makespan,
+/// so the walk proves the optimum without visiting a state.
+#[test]
+fn makespan_of_attention_at_thirty_ops_is_proved_at_the_root() {
+    let m = family_module(Shape::Attention, 30);
+    let options = ExactOptions {
+        objective: Objective::Makespan,
+        ..ExactOptions::default()
+    };
+    let found = exact_order(&m, &options).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+    assert_eq!(found.states, 0, "{}", m.name);
+    assert!(found.optimum > found.bounds.makespan, "{}", m.name);
+    assert_eq!(found.optimum, found.measure.makespan);
 }
 
 /// The makespan table of docs/verification.md: every family at 20–30 ops (seed 7, tiers at 60 %)
