@@ -20,7 +20,47 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <cstdlib>
+#ifdef NPU_OPT_MIMALLOC
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <mimalloc.h>
+#include <string>
+#include <sys/mman.h>
+#endif
+
 namespace {
+
+/// Backs the heap with transparent huge pages (2 MiB), unless `MIMALLOC_LARGE_OS_PAGES` says
+/// otherwise. An MLIR module is a web of separately allocated ops, operands and uses that every
+/// walk (parser, verifier, printer, lattice's reads and writes) follows pointer by pointer; with
+/// 4 KiB pages those walks miss the TLB and the heap faults in page by page. On Matmul_Case1
+/// huge pages cut the three-pass run's page faults from 21,600 to 8,600 and its time by about
+/// 7% (docs/mlir.md, "Whole-process speed"), for 7% more resident memory. mimalloc then maps
+/// its segments with `madvise(MADV_HUGEPAGE)` (which Linux honours in THP's default `madvise`
+/// mode); the segment it mapped before `main`, when the option was still off and which takes
+/// the first 32 MiB of small objects, is advised here (the mapping holding a fresh block).
+void backHeapWithHugePages() {
+#ifdef NPU_OPT_MIMALLOC
+  if (std::getenv("MIMALLOC_LARGE_OS_PAGES"))
+    return;
+  mi_option_enable(mi_option_large_os_pages);
+  void *probe = mi_malloc(16);
+  auto at = reinterpret_cast<uintptr_t>(probe);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &begin, &end) == 2 && begin <= at &&
+        at < end) {
+      (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
+      break;
+    }
+  }
+  mi_free(probe);
+#endif
+}
 
 /// Before printing, MLIR's printer verifies the module once more (to fall back to the generic
 /// form if it is invalid) unless told `--mlir-print-assume-verified`. With the parser's
@@ -52,6 +92,7 @@ void printVerifiedModulesAsIs() {
 } // namespace
 
 int main(int argc, char **argv) {
+  backHeapWithHugePages();
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect>();
   lattice::registerLatticeDialect(registry);
