@@ -400,6 +400,58 @@ void SpillInOp::print(OpAsmPrinter &p) {
   w.finish(*this);
 }
 
+void lattice::detail::printOpName(Operation *op, OpAsmPrinter &p, StringRef defaultDialect) {
+  StringRef name = op->getName().getStringRef();
+  size_t prefix = defaultDialect.size();
+  if (name.size() > prefix && name.starts_with(defaultDialect) && name[prefix] == '.' &&
+      name.count('.') == 1)
+    name = name.drop_front(prefix + 1);
+  p.getStream() << name;
+}
+
+namespace {
+
+/// What `OpTrait::impl::verifyOperandSizeAttr` checks, with its messages, on the sizes
+/// `lattice.command` keeps in its properties (its `getAttr` would make a `DenseI32ArrayAttr` of
+/// them, through MLIR's uniquer, for every command at every verification).
+LogicalResult verifySegmentSizes(CommandOp op) {
+  ArrayRef<int32_t> sizes = op.getProperties().operandSegmentSizes;
+  StringRef name = CommandOp::getOperandSegmentSizeAttr();
+  if (llvm::any_of(sizes, [](int32_t size) { return size < 0; }))
+    return op->emitOpError("'") << name << "' attribute cannot have negative elements";
+  size_t total = 0;
+  for (int32_t size : sizes)
+    total += size;
+  if (total != op->getNumOperands())
+    return op->emitOpError() << "operand count (" << op->getNumOperands()
+                             << ") does not match with the total size (" << total
+                             << ") specified in attribute '" << name << "'";
+  return success();
+}
+
+/// One of `lattice.command`'s traits, verified as MLIR verifies it.
+template <typename Trait> LogicalResult verifyCommandTrait(Operation *op) {
+  if constexpr (std::is_same_v<Trait, OpTrait::AttrSizedOperandSegments<CommandOp>>)
+    return verifySegmentSizes(llvm::cast<CommandOp>(op));
+  else
+    return op_definition_impl::verifyTrait<Trait>(op);
+}
+
+/// Every trait of `lattice.command` (deduced from its base class, so a trait added in ODS is
+/// verified too), in order, stopping at the first failure as `Op::verifyInvariants` does.
+template <template <typename> class... Traits>
+LogicalResult verifyCommandTraits(Operation *op, mlir::Op<CommandOp, Traits...> *) {
+  return success((succeeded(verifyCommandTrait<Traits<CommandOp>>(op)) && ...));
+}
+
+} // namespace
+
+LogicalResult lattice::detail::verifyCommandOp(Operation *op) {
+  if (failed(verifyCommandTraits(op, static_cast<CommandOp *>(nullptr))))
+    return failure();
+  return llvm::cast<CommandOp>(op).verify();
+}
+
 /// One `dep_kinds` entry per token operand, each a known kind (the dialect's uniqued names, so
 /// each check is a pointer comparison).
 static LogicalResult verifyDepKinds(Operation *op, ArrayAttr kinds, size_t deps) {

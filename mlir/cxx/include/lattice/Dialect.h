@@ -44,6 +44,17 @@ std::optional<DepKind> depKindNamed(llvm::StringRef name);
 namespace detail {
 /// Whether `attr` is an integer attribute of at most 64 bits holding a value in [0, 2^width).
 bool isUnsignedBelow(mlir::Attribute attr, unsigned width);
+/// Prints `op`'s name as `mlir::OpState::printOpName` does (without `defaultDialect.` when that
+/// is its dialect's prefix), with no string made for it.
+void printOpName(mlir::Operation *op, mlir::OpAsmPrinter &p, llvm::StringRef defaultDialect);
+/// The lattice ops' print hook: the name, then `OpT::print`.
+template <typename OpT>
+void printOp(mlir::Operation *op, mlir::OpAsmPrinter &p, llvm::StringRef defaultDialect) {
+  printOpName(op, p, defaultDialect);
+  llvm::cast<OpT>(op).print(p);
+}
+/// `lattice.command`'s verify hook: MLIR's checks of its traits and its own, in MLIR's order.
+mlir::LogicalResult verifyCommandOp(mlir::Operation *op);
 } // namespace detail
 
 /// Registers the `lattice` dialect with `registry`.
