@@ -1,9 +1,11 @@
 //===- Dialect.cpp - the lattice dialect: registration, verifiers, syntax ===//
 //
 // What it does: registers the generated ops and types, implements the verifiers the ODS
-// definition asks for (one kind per dependency, a known phase, a well-formed target) and the
+// definition asks for (one kind per dependency, a known phase, a well-formed target), the
 // custom assembly of the buffer and the five scheduled ops (`%t = lattice.alloc %b id 3 offset 0
-// after [%s, %u spill]`), written by hand so that printing touches no attribute dictionary.
+// after [%s, %u spill]`), written by hand so that printing touches no attribute dictionary, and
+// the two MLIR hooks the op classes replace: printing an op's name, and `lattice.command`'s
+// verification (MLIR's checks, `operandSegmentSizes` read from the properties).
 //
 // Invariants: a verified scheduled op has exactly one `dep_kinds` entry per token operand, each
 // `precedence`, `spill` or `reuse`; the custom assembly prints what it parses (an op printed and
