@@ -9,13 +9,24 @@
 //! lower the peak). Each step keeps the `W` best children of the beam's states by (peak so far,
 //! live bytes after the op and the FREEs it readies, structural key), one per structural key.
 //!
-//! L0 exclusivity and no deadlock, as in realization: at most one main task is open at a time,
-//! its ops run in one fixed L0-exclusive order, and a main task may open only once every main
-//! task it waits for (directly or through tasks that are not main) is closed. Then everything
-//! an open task's next op waits for outside the task is an op of no main task whose own main
-//! ancestors are closed, so it can run; a staging buffer belongs to one main task, so two are
-//! never live at once. The fixed order inside a task is the nested decomposition's exclusive
-//! order (`crate::order::exclusive`) keyed by fingerprint — not τ, which follows the numbering.
+//! L0 exclusivity and no deadlock, as in realization: a main task's ops run in one fixed
+//! L0-exclusive order, and a main task may open only once every main task it waits for
+//! (directly or through tasks that are not main) is closed. Then everything an open task's next
+//! op waits for outside the task is an op of no main task whose own main ancestors are closed,
+//! so it can run: no open task ever waits for another. The fixed order inside a task is the
+//! nested decomposition's exclusive order (`crate::order::exclusive`) keyed by fingerprint —
+//! not τ, which follows the numbering. Two openings ([`Opening`]), each a member:
+//! - `Alone`: at most one main task is open at a time; a staging buffer belongs to one main
+//!   task, so two are never live at once.
+//! - `Guests`: a task that opens while no host is open is the *host*; another may open as a
+//!   *guest* while its staging tiers (all it ever uses) are disjoint from the other guests'
+//!   and from those where the host has a live buffer, and the host may not allocate in a tier
+//!   of an open guest. So each tier has at most one live buffer (the host's or one guest's),
+//!   a guest never waits for the host's tiers and always finishes (the rule above), and the
+//!   host waits at most until the guests in its way have. Why: a random program runs short
+//!   tasks (a move or a drain whose buffers only they use) while a long accumulation holds its
+//!   L0C; keeping them out until it closes keeps their inputs live (gen-random-n1000-s1: the
+//!   least peak found 3,820 alone, 2,892 with guests; docs/search.md).
 //!
 //! The structural key of a state is the sum of the fingerprints of the ops its steps ran
 //! (`super::family::fingerprints`): the same for two numberings of one DAG, and for two states
@@ -34,11 +45,10 @@
 //! T, E_T task edges) and the exclusive order's cost; only on modules of at most [`BEAM_OPS`]
 //! ops.
 
-use super::family::fingerprints;
 use super::tasks::{Class, Tasks};
 use crate::order::exclusive::exclusive_order_retrying;
 use crate::order::graph::{Graph, Role};
-use lattice_lir::OpId;
+use lattice_lir::{BufferId, OpId};
 use std::collections::HashSet;
 
 /// Most states kept per step.
@@ -63,8 +73,14 @@ struct State {
     pending: Vec<u64>,
     /// Ready ops that are neither ALLOCs nor FREEs.
     ready: Vec<OpId>,
-    /// The open main task and how many of its ops are still to run.
-    open: Option<(usize, usize)>,
+    /// The open main tasks and how many of their ops are still to run.
+    open: Vec<(usize, usize)>,
+    /// The open task that may allocate in any tier not held by a guest, if any.
+    host: Option<usize>,
+    /// The staging tiers where the host has a live buffer, one bit per tier.
+    host_live: u64,
+    /// The staging tiers of the open guests (every tier each may use), one bit per tier.
+    guests: u64,
     /// Closed main tasks (every op run), one bit per task.
     closed: Vec<u64>,
     live: u64,
@@ -75,11 +91,24 @@ struct State {
     trail: usize,
 }
 
-/// The beam's order of `graph` (built without L0 turns), `None` when every state dead-ends or
-/// `go_on` says stop (asked every [`ASK_EVERY`] steps: a time limit).
+/// Which main tasks may be open together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Opening {
+    /// One main task at a time.
+    Alone,
+    /// A host and guests (see the module docs).
+    Guests,
+}
+
+/// The beam's order of `graph` (built without L0 turns; `print`: its ops' fingerprints,
+/// `super::family::fingerprints`), `None` when every state dead-ends, when guests are asked for
+/// on a target with more than 64 staging tiers, or when `go_on` says stop (asked every
+/// [`ASK_EVERY`] steps: a time limit).
 pub(crate) fn beam(
     graph: &Graph<'_>,
+    print: &[u64],
     tasks: &Tasks,
+    opening: Opening,
     go_on: &dyn Fn() -> bool,
 ) -> Option<Vec<OpId>> {
     let n = graph.len();
@@ -90,8 +119,7 @@ pub(crate) fn beam(
     let module = graph.module;
     let main = |v: OpId| tasks.class[tasks.of_op[v.index()]] == Class::Main;
     let waits = main_waits(tasks);
-    let counted = |b: lattice_lir::BufferId| !module.target.tier(module.buffer(b).tier).staging;
-    let print = fingerprints(graph);
+    let counted = |b: BufferId| !module.target.tier(module.buffer(b).tier).staging;
     // Each main task's ops in an L0-exclusive order read off the structure (not τ, which
     // follows the input's numbering): the exclusive order by fingerprint, restricted.
     let keys: Vec<(u64, usize)> = (0..n).map(|v| (print[v], v)).collect();
@@ -99,6 +127,32 @@ pub(crate) fn beam(
     let mut inner: Vec<Vec<OpId>> = vec![Vec::new(); tasks.len()];
     for &v in &xorder {
         inner[tasks.of_op[v.index()]].push(v);
+    }
+    let guests = opening == Opening::Guests;
+    // Each staging tier's bit in the tier masks, numbered among the staging tiers; guests need
+    // one bit per staging tier, so they are left to modules with at most 64.
+    let mut dense = vec![None; module.target.tiers.len()];
+    for (bit, (i, _)) in (0u32..).zip(
+        module
+            .target
+            .tiers
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.staging),
+    ) {
+        dense[i] = 1u64.checked_shl(bit);
+    }
+    if guests && module.target.tiers.iter().filter(|t| t.staging).count() > 64 {
+        return None;
+    }
+    let staging_bit = |b: BufferId| dense[module.buffer(b).tier.index()];
+    let mut tiers = vec![0u64; tasks.len()];
+    for &k in &tasks.main {
+        for &v in &tasks.ops[k] {
+            for &b in module.op(v).kind.buffers() {
+                tiers[k] |= staging_bit(b).unwrap_or(0);
+            }
+        }
     }
     let words = n.div_ceil(64);
     let is_done = |done: &[u64], v: OpId| done[v.index() / 64] >> (v.index() % 64) & 1 == 1;
@@ -119,13 +173,34 @@ pub(crate) fn beam(
         }
         if main(u) {
             let k = tasks.of_op[u.index()];
-            let left = match s.open {
-                Some((open, left)) if open == k => left - 1,
-                _ => tasks.ops[k].len() - 1,
+            let at = match s.open.iter().position(|&(open, _)| open == k) {
+                Some(at) => at,
+                None => {
+                    s.open.push((k, tasks.ops[k].len()));
+                    if s.host.is_none() {
+                        s.host = Some(k);
+                    } else {
+                        s.guests |= tiers[k];
+                    }
+                    s.open.len() - 1
+                }
             };
-            s.open = Some((k, left));
-            if left == 0 {
-                s.open = None;
+            if s.host == Some(k) {
+                match graph.role(u) {
+                    Role::Alloc(b) => s.host_live |= staging_bit(b).unwrap_or(0),
+                    Role::Free(b) => s.host_live &= !staging_bit(b).unwrap_or(0),
+                    Role::Work => {}
+                }
+            }
+            s.open[at].1 -= 1;
+            if s.open[at].1 == 0 {
+                s.open.swap_remove(at);
+                if s.host == Some(k) {
+                    s.host = None;
+                    s.host_live = 0;
+                } else {
+                    s.guests &= !tiers[k];
+                }
                 set(&mut s.closed, k);
             }
         }
@@ -167,17 +242,41 @@ pub(crate) fn beam(
     let runnable = |s: &State, v: OpId| {
         let k = tasks.of_op[v.index()];
         let next = inner[k].iter().find(|&&u| !is_done(&s.done, u));
-        next == Some(&v)
-            && match s.open {
-                Some((open, _)) => open == k,
-                None => waits[k].iter().all(|&w| is_closed(s, w)),
-            }
+        if next != Some(&v) {
+            return false;
+        }
+        // The staging tiers `v`'s deferred ALLOCs take.
+        let takes = graph
+            .preds(v)
+            .iter()
+            .filter(|&&p| is_done(&s.pending, p))
+            .filter_map(|&p| match graph.role(p) {
+                Role::Alloc(b) => staging_bit(b),
+                _ => None,
+            })
+            .fold(0, |a, t| a | t);
+        if s.host == Some(k) {
+            return takes & s.guests == 0;
+        }
+        if s.open.iter().any(|&(open, _)| open == k) {
+            return true;
+        }
+        if !waits[k].iter().all(|&w| is_closed(s, w)) {
+            return false;
+        }
+        match s.host {
+            None => (guests || s.open.is_empty()) && takes & s.guests == 0,
+            Some(_) => guests && tiers[k] & (s.host_live | s.guests) == 0,
+        }
     };
     let mut start = State {
         done: vec![0; words],
         pending: vec![0; words],
         ready: Vec::new(),
-        open: None,
+        open: Vec::new(),
+        host: None,
+        host_live: 0,
+        guests: 0,
         closed: vec![0; tasks.len().div_ceil(64)],
         live: 0,
         peak: 0,

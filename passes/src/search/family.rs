@@ -174,9 +174,9 @@ fn post_order(tasks: &Tasks, roots: &[usize], height: &[usize], print: &[u64]) -
     out
 }
 
-/// A structural fingerprint per task: the sorted fingerprints of its ops, hashed.
-pub(crate) fn task_fingerprints(graph: &Graph<'_>, tasks: &Tasks) -> Vec<u64> {
-    let ops = fingerprints(graph);
+/// A structural fingerprint per task: the sorted fingerprints of its ops (`ops`, from
+/// [`fingerprints`]), hashed.
+pub(crate) fn task_fingerprints(ops: &[u64], tasks: &Tasks) -> Vec<u64> {
     tasks
         .ops
         .iter()

@@ -23,7 +23,7 @@
 //! Cost: the family's (see [`super::family`]: O(R · (T + E_T) + ROUNDS · (V + E) log V)), one
 //! realization O(V + E) per order, and one back-end run per order not yet run.
 
-use super::family::{family, task_fingerprints};
+use super::family::{family, fingerprints, task_fingerprints};
 use super::portfolio::{placement_name, PLACEMENTS};
 use super::realize::{realize, TaskOrder};
 use super::tasks::Tasks;
@@ -49,7 +49,7 @@ pub(crate) fn family_orders(
     }
     let graph = Graph::build_with(module, false)?;
     let mut orders = Vec::new();
-    for (name, seq) in family(tasks, &task_fingerprints(&graph, tasks)) {
+    for (name, seq) in family(tasks, &task_fingerprints(&fingerprints(&graph), tasks)) {
         for (lead, inline) in PLACEMENTS {
             let order = realize(
                 tasks,

@@ -18,8 +18,8 @@
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
 //! with the members so far when told to (a time limit). O(P · realize) to build P members.
 
-use super::beam::beam;
-use super::family::{family, task_fingerprints};
+use super::beam::{beam, Opening};
+use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::{curves, detect};
 use super::nest::nested;
 use super::realize::TaskOrder;
@@ -88,13 +88,27 @@ pub(crate) fn portfolio(
     if let Ok(order) = sink_dfs(&graph) {
         members.push(("sink-dfs".into(), Start::Ops(order)));
     }
-    if !tasks.main.is_empty() && go_on() {
-        task_members(module, tasks, &mut members)?;
+    if !go_on() {
+        return Ok(members);
     }
-    // Last, so that a step budget that cuts the portfolio keeps the members before it.
-    if go_on() {
-        if let Some(order) = beam(&Graph::build_with(module, false)?, tasks, go_on) {
-            members.push(("beam".into(), Start::Ops(order)));
+    // The task members and the beam read the structure off the graph without L0 turns.
+    let turnless = Graph::build_with(module, false)?;
+    let print = fingerprints(&turnless);
+    if !tasks.main.is_empty() {
+        task_members(
+            module,
+            tasks,
+            &task_fingerprints(&print, tasks),
+            &mut members,
+        );
+    }
+    // Last, so that a step budget that cuts the portfolio keeps the members before them.
+    for (name, opening) in [("beam", Opening::Alone), ("beam-guests", Opening::Guests)] {
+        if !go_on() {
+            break;
+        }
+        if let Some(order) = beam(&turnless, &print, tasks, opening, go_on) {
+            members.push((name.into(), Start::Ops(order)));
         }
     }
     Ok(members)
@@ -102,18 +116,13 @@ pub(crate) fn portfolio(
 
 /// The task orders (see the module docs), each with every feeder placement, after `members`
 /// (the op orders).
-fn task_members(
-    module: &Module,
-    tasks: &Tasks,
-    members: &mut Vec<(String, Start)>,
-) -> Result<(), OrderError> {
+fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec<(String, Start)>) {
     let mut sequences: Vec<(String, Vec<usize>)> =
         vec![("tasks".into(), (0..tasks.main.len()).collect())];
-    let print = task_fingerprints(&Graph::build_with(module, false)?, tasks);
-    let dfs = family(tasks, &print);
+    let dfs = family(tasks, print);
     let latest = dfs[0].1.clone();
     sequences.extend(dfs);
-    sequences.extend(nested(tasks, &print));
+    sequences.extend(nested(tasks, print));
     for (name, start) in members.iter() {
         if let Start::Ops(order) = start {
             sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));
@@ -146,7 +155,6 @@ fn task_members(
             ));
         }
     }
-    Ok(())
 }
 
 /// FREE first, then ordinary ops, then the smallest ALLOC; ties by incoming position.

@@ -3,7 +3,7 @@
 //! (every main task once; the same sequences, up to the renaming, on a renumbered copy) and the
 //! beam member (legal and L0-exclusive; on attention heads the same peak on renumbered copies).
 
-use super::beam::beam;
+use super::beam::{beam, Opening};
 use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::detect;
 use super::nest::nested;
@@ -139,7 +139,7 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
 fn family_in_ids(m: &Module, rename: &[usize]) -> Vec<(String, Vec<Vec<usize>>)> {
     let tasks = Tasks::of(m).expect("tasks");
     let graph = Graph::build_with(m, false).expect("graph");
-    let print = task_fingerprints(&graph, &tasks);
+    let print = task_fingerprints(&fingerprints(&graph), &tasks);
     family(&tasks, &print)
         .into_iter()
         .chain(nested(&tasks, &print))
@@ -424,22 +424,31 @@ fn the_beam_order_is_legal_exclusive_and_on_heads_the_same_whatever_the_numberin
         cases.push((generate(&spec), heads));
     }
     for (m, heads) in cases {
-        let peak_of = |m: &Module| {
-            let tasks = Tasks::of(m).expect("tasks");
-            let graph = Graph::build_with(m, false).expect("graph");
-            beam(&graph, &tasks, &|| true).map(|order| {
-                assert_legal(m, &order);
-                exclusive_logical_peak(m, &order)
-            })
-        };
-        let peak = peak_of(&m);
-        if !heads {
-            continue;
-        }
-        let peak = peak.expect("the beam orders attention heads");
-        for seed in [7, 8] {
-            let copy = renumber(&m, &random_topological(&m, seed).expect("order")).expect("copy");
-            assert_eq!(peak_of(&copy), Some(peak), "{} renumbered ({seed})", m.name);
+        for opening in [Opening::Alone, Opening::Guests] {
+            let peak_of = |m: &Module| {
+                let tasks = Tasks::of(m).expect("tasks");
+                let graph = Graph::build_with(m, false).expect("graph");
+                let print = fingerprints(&graph);
+                beam(&graph, &print, &tasks, opening, &|| true).map(|order| {
+                    assert_legal(m, &order);
+                    exclusive_logical_peak(m, &order)
+                })
+            };
+            let peak = peak_of(&m);
+            if !heads {
+                continue;
+            }
+            let peak = peak.expect("the beam orders attention heads");
+            for seed in [7, 8] {
+                let copy =
+                    renumber(&m, &random_topological(&m, seed).expect("order")).expect("copy");
+                let name = &m.name;
+                assert_eq!(
+                    peak_of(&copy),
+                    Some(peak),
+                    "{name} renumbered ({seed}), {opening:?}"
+                );
+            }
         }
     }
 }
