@@ -1,8 +1,9 @@
 //! Renumbering: the same command DAG under other ids, for tests and benchmarks that check that
-//! no result depends on how a workload happens to be numbered, and for `order-exact`'s makespan
+//! no result depends on how a workload happens to be numbered, for `order-exact`'s makespan
 //! incumbent (`exact/seed.rs`), which runs `order-search` on renumbered copies because the
-//! search's result does depend on it. Outside the `generate` feature for that reason (the
-//! generator re-exports it).
+//! search's result does depend on it, and for the search itself, which runs MPAS on the module
+//! renumbered along a structural order (`search::portfolio`). Outside the `generate` feature
+//! for those reasons (the generator re-exports it).
 //!
 //! [`renumber`] gives op `order[i]` the id (arena index, name `%i` and σ position) `i`, and each
 //! buffer the id of its rank by the new position of its ALLOC (buffers without one follow, in

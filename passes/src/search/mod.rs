@@ -58,7 +58,8 @@
 //! scoring and chain, less the share of the chain the lead replaces — (plus, for a step budget,
 //! (budget) × (one realization or O(V) move + one score) + finalists × back end), plus at most
 //! 20 back-end runs of the family floor on modules of at most `FAMILY_FLOOR_OPS` ops, plus the
-//! beam member's build (`beam`, outside the budget, on modules of at most `BEAM_OPS` ops).
+//! two beam members' builds and an MPAS run along each (`beam`, `portfolio`; outside the
+//! budget, on modules of at most `BEAM_OPS` ops).
 
 mod beam;
 mod family;

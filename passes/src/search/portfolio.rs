@@ -10,13 +10,19 @@
 //!   (`super::nest`), and every curve over a detected task grid and its transpose
 //!   (`super::grid`); each with loaders inlined into their tasks and with feeders 0, 1 and 2
 //!   tasks ahead.
-//! - Last, the beam search's least-peak op order (`super::beam`), read off the structure alone;
-//!   last so that a step budget that cuts the portfolio keeps the members above.
+//! - Last, so that a step budget that cuts the portfolio keeps the members above: MPAS along
+//!   each beam order (`mpas-along-beam`, `mpas-along-beam-guests`: MPAS on the module renumbered
+//!   in that order, whose L0 turns and ties then follow the structure rather than the ids; on
+//!   renumbered matmuls it plans the least peak MPAS reaches on the given numbering), then the
+//!   beam searches' least-peak op orders themselves (`super::beam`, alone and with guests),
+//!   read off the structure alone.
 //!
 //! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out.
 //! MPAS's order is the caller's (the search runs it through the back end before building the
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
-//! with the members so far when told to (a time limit). O(P · realize) to build P members.
+//! with the members so far when told to (a time limit). O(P · realize) to build P members,
+//! plus the two beams and an MPAS run (with a renumbering, O(V + E + B log B)) along each, on
+//! modules of at most `BEAM_OPS` ops.
 
 use super::beam::{beam, Opening};
 use super::family::{family, fingerprints, task_fingerprints};
@@ -24,10 +30,11 @@ use super::grid::{curves, detect};
 use super::nest::nested;
 use super::realize::TaskOrder;
 use super::tasks::Tasks;
-use crate::analysis::BottomLevels;
+use crate::analysis::{bottom_levels, BottomLevels};
+use crate::renumber::renumber;
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
 use crate::order::graph::{Graph, Role};
-use crate::order::{order_by, OrderError, Policy};
+use crate::order::{mpas_order, order_by, MpasOptions, OrderError, Policy};
 use lattice::OptionType;
 use lattice_lir::{Module, OpId};
 
@@ -103,14 +110,24 @@ pub(crate) fn portfolio(
         );
     }
     // Last, so that a step budget that cuts the portfolio keeps the members before them.
+    let mut beams = Vec::new();
     for (name, opening) in [("beam", Opening::Alone), ("beam-guests", Opening::Guests)] {
         if !go_on() {
             break;
         }
         if let Some(order) = beam(&turnless, &print, tasks, opening, go_on) {
-            members.push((name.into(), Start::Ops(order)));
+            beams.push((name, order));
         }
     }
+    for (name, order) in &beams {
+        if !go_on() {
+            break;
+        }
+        if let Some(turned) = mpas_along(module, order) {
+            members.push((format!("mpas-along-{name}"), Start::Ops(turned)));
+        }
+    }
+    members.extend(beams.into_iter().map(|(name, order)| (name.to_string(), Start::Ops(order))));
     Ok(members)
 }
 
@@ -155,6 +172,15 @@ fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec
             ));
         }
     }
+}
+
+/// MPAS's order of `module` renumbered along `order` (a legal, L0-exclusive order), in
+/// `module`'s ids: MPAS takes its L0 turns and breaks its ties in input order, so this is MPAS
+/// with `order`'s turns instead of the numbering's. `None` where MPAS fails on the copy.
+fn mpas_along(module: &Module, order: &[OpId]) -> Option<Vec<OpId>> {
+    let copy = renumber(module, order).ok()?;
+    let turned = mpas_order(&copy, &bottom_levels(&copy), &MpasOptions::default()).ok()?;
+    Some(turned.iter().map(|v| order[v.index()]).collect())
 }
 
 /// FREE first, then ordinary ops, then the smallest ALLOC; ties by incoming position.
