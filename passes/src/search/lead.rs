@@ -1,16 +1,17 @@
-//! The makespan objective's *traffic lead*: the traffic objective's portfolio scoring and first
-//! chain, set up exactly as `order-search{objective=traffic}` sets them up (same budget split,
-//! start, seed and share), so that the makespan search can put that search's best orders
-//! among its finalists and its plan is never slower than the traffic plan that comes from
-//! there. Invariant: what the lead scores and where its chain starts are the traffic search's,
-//! step for step; its chain is run by the caller with the other chains.
+//! The makespan objective's *leads*: the traffic and the peak objective's portfolio scoring
+//! and first chain, each set up exactly as `order-search{objective=traffic}` or
+//! `{objective=peak}` sets them up (same budget split, start, seed and share), so that the
+//! makespan search can put those searches' best orders among its finalists and its plan is
+//! never slower than the traffic or peak plan that comes from there. Invariant: what a lead
+//! scores and where its chain starts are its objective's search's, step for step; its chain is
+//! run by the caller with the other chains.
 //!
-//! Cost: the traffic search's portfolio scoring (one realization and one score per member
+//! Cost: per lead, its objective's portfolio scoring (one realization and one score per member
 //! within its budget), plus the chain's share when it runs.
 
 use super::floor;
 use super::local;
-use super::options::{Budget, Objective, SearchOptions, AUTO_WORK};
+use super::options::{Budget, SearchOptions, AUTO_WORK};
 use super::portfolio::Start;
 use super::progress::Silent;
 use super::realize::TaskOrder;
@@ -20,25 +21,25 @@ use super::tasks::Tasks;
 use lattice_lir::{Module, OpId};
 use std::time::{Duration, Instant};
 
-/// The makespan objective's *traffic lead*: what the traffic objective's search, run with the
-/// same options, scores and first explores — its portfolio under the traffic key, with that
-/// search's own budget split, and its first chain (same start, seed and share), whose best is
-/// the traffic objective's plan on most modules measured. Its best orders join the makespan
-/// search's finalists, so CPE can pick the traffic search's fast plans.
+/// A *lead* of the makespan objective: what another objective's search, run with the same
+/// options, scores and first explores — its portfolio under its key, with that search's own
+/// budget split, and its first chain (same start, seed and share), whose best is that
+/// objective's plan on most modules measured. Its best orders join the makespan search's
+/// finalists, so CPE can pick the plans that search finds.
 pub(super) struct Lead {
-    /// The members the traffic search scores, in member order, and their measures.
+    /// The members the lead's search scores, in member order, and their measures.
     pub(super) orders: Vec<Vec<OpId>>,
     pub(super) scores: Vec<Option<Measure>>,
-    /// The scored members by the traffic key.
+    /// The scored members by the lead's key.
     pub(super) ranked: Vec<(Key, usize)>,
     pub(super) spent: Spent,
-    /// The traffic floor (its chain stops there).
+    /// The lead objective's floor (its chain stops there).
     pub(super) floor: u64,
     /// The first chain, when the traffic search runs one.
     pub(super) chain: Option<LeadChain>,
 }
 
-/// Where the traffic search's first chain starts and what it may spend.
+/// Where the lead's first chain starts and what it may spend.
 pub(super) struct LeadChain {
     pub(super) tasks_from: Option<(TaskOrder, Key)>,
     pub(super) found: local::Found,
@@ -46,13 +47,13 @@ pub(super) struct LeadChain {
     pub(super) allowance: Allowance,
 }
 
-/// The traffic lead of a makespan search of `module` (`evaluator`: the traffic objective's),
-/// from the same `members` (already cut to a step budget, as the traffic search cuts them),
-/// mirroring `search_with`'s stages for the traffic objective (`finalists`: the most finalists
+/// The lead of a makespan search of `module` for `evaluator`'s objective (traffic or peak),
+/// from the same `members` (already cut to a step budget, as that objective's search cuts
+/// them), mirroring `search_with`'s stages for that objective (`finalists`: the most finalists
 /// that search runs, MPAS's included; `deep_chains`: its chains); `None` where that search ends
 /// with MPAS's order before its portfolio (its floor met).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn traffic_lead(
+pub(super) fn lead(
     evaluator: &Evaluator<'_>,
     module: &Module,
     tasks: &Tasks,
@@ -65,8 +66,9 @@ pub(super) fn traffic_lead(
     finalists: usize,
     deep_chains: usize,
 ) -> Option<Lead> {
-    let floor = floor::floor(module, Objective::Traffic);
-    if value(Objective::Traffic, mpas) <= floor {
+    let objective = evaluator.objective;
+    let floor = floor::floor(module, objective);
+    if value(objective, mpas) <= floor {
         return None;
     }
     let total = match options.budget {
@@ -84,7 +86,7 @@ pub(super) fn traffic_lead(
     } = score_members(
         evaluator, tasks, members, budget, threads, stop, per_final, floor, &Silent,
     );
-    let ranked = rank(Objective::Traffic, &scores);
+    let ranked = rank(objective, &scores);
     let left = budget.minus(match budget {
         Allowance::Steps(_) => Allowance::Steps(spent.steps),
         Allowance::Work(_) => Allowance::Work(spent.work),

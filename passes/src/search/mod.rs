@@ -19,11 +19,12 @@
 //! portfolio; run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
 //! of the best members, on its own seed and share of the budget; then run the best distinct
 //! orders through the real back end, in order of promise, and keep the best by the final key.
-//! The makespan objective also runs the *traffic lead* (`Lead`): the traffic search's portfolio
-//! scoring and first chain, exactly as that search runs them (same budget split, start, seed and
-//! share), in the place of one of its own chains, with the lead's best orders among its
-//! finalists; so its plan is never slower than the traffic objective's whenever that one comes
-//! from the traffic search's first chain or its portfolio. Last, on modules of at most
+//! The makespan objective also runs two *leads* (`Lead`): the traffic and the peak search's
+//! portfolio scoring and first chain, exactly as those searches run them (same budget split,
+//! start, seed and share) — the traffic lead's chain in the place of one of its own chains, the
+//! peak lead's on top —, with each lead's best orders among its finalists; so its plan is never
+//! slower than the traffic or peak objective's whenever that one comes from that search's first
+//! chain or its portfolio. Last, on modules of at most
 //! `FAMILY_FLOOR_OPS` ops, the *family floor* (`family_floor`): the reverse depth-first family's
 //! orders, every feeder placement, through the back end under DLR's own key, outside the budget
 //! (at most 20 runs), so the result is never worse than the family's best. Invariants:
@@ -54,8 +55,8 @@
 //!   most MPAS's under the same back end; nor, on modules of at most `FAMILY_FLOOR_OPS` ops and
 //!   within a time limit's reach, than the best order of the reverse depth-first family.
 //!
-//! Cost: the budget's work units — for the makespan objective plus its traffic lead's portfolio
-//! scoring and chain, less the share of the chain the lead replaces — (plus, for a step budget,
+//! Cost: the budget's work units — for the makespan objective plus its leads' portfolio scoring
+//! and chains, less the share of the chain the traffic lead replaces — (plus, for a step budget,
 //! (budget) × (one realization or O(V) move + one score) + finalists × back end), plus at most
 //! 20 back-end runs of the family floor on modules of at most `FAMILY_FLOOR_OPS` ops, plus the
 //! two beam members' builds and an MPAS run along each (`beam`, `portfolio`; outside the
@@ -97,8 +98,9 @@ use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
 use family_floor::{family_orders, FAMILY_FLOOR_OPS};
+use lattice::OptionType;
 use lattice_lir::{Module, OpId, Phase};
-use lead::traffic_lead;
+use lead::{lead, Lead};
 use local::{chain, Space};
 use options::AUTO_WORK;
 use portfolio::portfolio;
@@ -120,8 +122,12 @@ pub const CHAINS: usize = 4;
 /// two; Conv_Case0 45,506 and 45,312; Matmul_Case1 313,088 and 312,832; docs/search.md).
 pub const DEEP_CHAINS: usize = 2;
 /// The makespan chain whose place the traffic lead's chain takes (see [`Lead`]): of the four,
-/// the one that won none of the shipped cases (docs/search.md).
+/// the one that won none of the shipped cases (docs/search.md). The peak lead's chain runs on
+/// top of the four: each of the others won a shipped case.
 const LEAD_SLOT: usize = 2;
+/// The objectives whose searches lead the makespan search (`lead`), in the order their
+/// finalists join it.
+const LEADS: [Objective; 2] = [Objective::Traffic, Objective::Peak];
 /// Orders besides MPAS's that go through the real back end at the end.
 pub const FINALISTS: usize = 4;
 /// For the makespan objective, further finalists: the best by the traffic key and by the peak
@@ -144,10 +150,16 @@ pub struct Searched {
     pub winner: String,
     /// Portfolio members scored.
     pub members: u64,
-    /// Search steps spent (portfolio and chains).
+    /// Search steps spent (portfolio and chains, the makespan objective's leads included).
     pub evaluations: u64,
-    /// Work units spent (portfolio, chains and final stage; see [`Budget`]).
+    /// Work units spent (portfolio, chains and final stage, the leads included; see
+    /// [`Budget`]).
     pub work: u64,
+    /// Of `evaluations`, the makespan objective's leads' steps: they come on top of the budget,
+    /// and the progress told leaves them out.
+    pub lead_evaluations: u64,
+    /// Of `work`, the units the leads spent (on top of the budget too).
+    pub lead_work: u64,
     /// Back-end runs of the family floor (`family_floor.rs`), which runs outside the budget
     /// after the final stage; not in [`Searched::work`].
     pub floor_runs: u64,
@@ -284,7 +296,7 @@ pub fn search_with(
     // The makespan objective's traffic lead (below) runs its finalists on top, when the half of
     // a work budget kept for the final stage has room for them after the objective's own.
     if options.objective == Objective::Makespan {
-        let most = objective_finalists(Objective::Makespan) + FINALISTS_PER_KEY;
+        let most = objective_finalists(Objective::Makespan) + LEADS.len() * FINALISTS_PER_KEY;
         other_jobs = search_allowance(most, victims.len(), &evaluator, total).0;
     }
     let build_work = evaluator.build_work();
@@ -317,6 +329,8 @@ pub fn search_with(
             members: 0,
             evaluations: 0,
             work: evaluator.finish_work(),
+            lead_evaluations: 0,
+            lead_work: 0,
             improvements: 0,
             portfolio_best: u64::MAX,
             search_best: u64::MAX,
@@ -369,34 +383,48 @@ pub fn search_with(
         }
     };
     let task_starts = task_starts(&ranked, &members);
-    // The makespan objective's traffic lead: the traffic search's portfolio and first chain.
-    let lead_evaluator = Evaluator::new(&work, Objective::Traffic, &options.back_end);
-    let lead = if objective == Objective::Makespan && chains > LEAD_SLOT && !out_of_time() {
-        traffic_lead(
-            &lead_evaluator,
-            module,
-            &tasks,
-            &members,
-            &mpas,
-            options,
-            threads,
-            stop,
-            per_final,
-            objective_finalists(Objective::Traffic),
-            DEEP_CHAINS,
-        )
-    } else {
-        None
-    };
-    // The chains' precedence graph only when some chain runs (a time limit may leave none).
-    let lead_chain = lead.as_ref().and_then(|l| l.chain.as_ref());
-    // The makespan chains that run: all but the lead's slot when the lead has a chain.
-    let slots: Vec<usize> = (0..chains)
-        .filter(|&c| lead_chain.is_none() || c != LEAD_SLOT)
+    // The makespan objective's leads: the traffic and peak searches' portfolios and first
+    // chains. The traffic lead's chain takes `LEAD_SLOT`'s place; the peak lead's runs on top.
+    let lead_evaluators = LEADS.map(|o| Evaluator::new(&work, o, &options.back_end));
+    let leads: Vec<Option<Lead>> = lead_evaluators
+        .iter()
+        .map(|lead_evaluator| {
+            let runs = objective == Objective::Makespan
+                && match lead_evaluator.objective {
+                    Objective::Traffic => chains > LEAD_SLOT,
+                    _ => chains > 0,
+                };
+            if !runs || out_of_time() {
+                return None;
+            }
+            lead(
+                lead_evaluator,
+                module,
+                &tasks,
+                &members,
+                &mpas,
+                options,
+                threads,
+                stop,
+                per_final,
+                objective_finalists(lead_evaluator.objective),
+                DEEP_CHAINS,
+            )
+        })
         .collect();
-    let (lead_found, found) = if chains == 0 && lead_chain.is_none() {
-        (None, Vec::new())
+    let traffic_chain = leads[0].as_ref().is_some_and(|l| l.chain.is_some());
+    // The makespan chains that run: all but the traffic lead's slot when that lead has a chain.
+    let slots: Vec<usize> = (0..chains)
+        .filter(|&c| !traffic_chain || c != LEAD_SLOT)
+        .collect();
+    // The leads' chains, by lead; each lead has at most one.
+    let lead_chains: Vec<usize> = (0..LEADS.len())
+        .filter(|&l| leads[l].as_ref().is_some_and(|lead| lead.chain.is_some()))
+        .collect();
+    let (lead_found, found) = if slots.is_empty() && lead_chains.is_empty() {
+        (Vec::new(), Vec::new())
     } else {
+        // The chains' precedence graph only when some chain runs (a time limit may leave none).
         let graph = Graph::build_with(module, false)?;
         let space = Space {
             evaluator: &evaluator,
@@ -407,16 +435,28 @@ pub fn search_with(
             currency: budget,
             floor,
         };
-        let lead_space = lead.as_ref().map(|l| Space {
-            evaluator: &lead_evaluator,
-            progress: &Silent,
-            floor: l.floor,
-            ..space
-        });
-        // The lead's chain, the longest, first, so the others fill the other threads around it.
-        let skip = usize::from(lead_chain.is_some());
+        let lead_spaces: Vec<Option<Space>> = leads
+            .iter()
+            .zip(&lead_evaluators)
+            .map(|(l, lead_evaluator)| {
+                l.as_ref().map(|l| Space {
+                    evaluator: lead_evaluator,
+                    progress: &Silent,
+                    floor: l.floor,
+                    ..space
+                })
+            })
+            .collect();
+        // The leads' chains, the longest, first, so the others fill the other threads around
+        // them.
+        let skip = lead_chains.len();
         let mut all = parallel(threads, skip + slots.len(), |j| {
-            if let (Some(start), Some(space)) = (lead_chain.filter(|_| j < skip), &lead_space) {
+            if j < skip {
+                let l = lead_chains[j];
+                let (Some(lead), Some(space)) = (&leads[l], &lead_spaces[l]) else {
+                    unreachable!("a lead chain's lead and space exist")
+                };
+                let start = lead.chain.as_ref().expect("a lead chain");
                 return chain(
                     space,
                     start.tasks_from.clone(),
@@ -440,7 +480,7 @@ pub fn search_with(
             )
         });
         let found = all.split_off(skip);
-        (all.pop(), found)
+        (all, found)
     };
 
     // Finalists: after MPAS's run under DLR's own key, the best distinct orders of the portfolio
@@ -461,32 +501,35 @@ pub fn search_with(
     );
     pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
-    // The lead's pool: its members by the traffic key, and its chain's best.
-    let mut lead_pool: Vec<(Key, Measure, String, &[OpId])> = match &lead {
-        Some(l) => l
-            .ranked
-            .iter()
-            .map(|&(k, i)| {
-                (
-                    k,
-                    l.scores[i].unwrap_or_default(),
-                    members[i].0.clone(),
-                    l.orders[i].as_slice(),
-                )
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    lead_pool.extend(lead_found.iter().map(|f| {
-        (
-            f.key,
-            f.measure,
-            "traffic-chain-0".to_string(),
-            f.order.as_slice(),
-        )
-    }));
-    lead_pool.sort_by_key(|entry| entry.0);
-    let finalists = finalists(objective, "mpas", &mpas_order, &pool, &lead_pool);
+    // Each lead's pool: its members by its key, and its chain's best.
+    let lead_pools: Vec<Vec<(Key, Measure, String, &[OpId])>> = leads
+        .iter()
+        .enumerate()
+        .map(|(l, lead)| {
+            let Some(lead) = lead else {
+                return Vec::new();
+            };
+            let mut pool: Vec<(Key, Measure, String, &[OpId])> = lead
+                .ranked
+                .iter()
+                .map(|&(k, i)| {
+                    let measure = lead.scores[i].unwrap_or_default();
+                    (k, measure, members[i].0.clone(), lead.orders[i].as_slice())
+                })
+                .collect();
+            if let Some(f) = lead_chains
+                .iter()
+                .position(|&c| c == l)
+                .map(|j| &lead_found[j])
+            {
+                let name = format!("{}-chain-0", LEADS[l].print_option());
+                pool.push((f.key, f.measure, name, f.order.as_slice()));
+            }
+            pool.sort_by_key(|entry| entry.0);
+            pool
+        })
+        .collect();
+    let finalists = finalists(objective, "mpas", &mpas_order, &pool, &lead_pools);
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
         .flat_map(|f| victims.iter().map(move |&v| (f, v)))
         .skip(1)
@@ -564,6 +607,10 @@ pub fn search_with(
         floor_runs = runs as u64;
     }
     let final_work = (1 + done as u64) * evaluator.finish_work();
+    let lead_evaluations = leads.iter().flatten().map(|l| l.spent.steps).sum::<u64>()
+        + lead_found.iter().map(|f| f.evaluations).sum::<u64>();
+    let lead_work = leads.iter().flatten().map(|l| l.spent.work).sum::<u64>()
+        + lead_found.iter().map(|f| f.work).sum::<u64>();
     Ok(Searched {
         order,
         measure,
@@ -573,17 +620,15 @@ pub fn search_with(
         floor_runs,
         members: orders.len() as u64,
         evaluations: spent.steps
-            + lead.as_ref().map_or(0, |l| l.spent.steps)
-            + found
-                .iter()
-                .chain(&lead_found)
-                .map(|f| f.evaluations)
-                .sum::<u64>(),
+            + found.iter().map(|f| f.evaluations).sum::<u64>()
+            + lead_evaluations,
         work: build_work
             + spent.work
-            + lead.as_ref().map_or(0, |l| l.spent.work)
-            + found.iter().chain(&lead_found).map(|f| f.work).sum::<u64>()
-            + final_work,
+            + found.iter().map(|f| f.work).sum::<u64>()
+            + final_work
+            + lead_work,
+        lead_evaluations,
+        lead_work,
         improvements: found
             .iter()
             .chain(&lead_found)
@@ -615,14 +660,14 @@ fn objective_finalists(objective: Objective) -> usize {
 /// distinct ones of `pool` (sorted by the search-stage key). For the makespan objective, whose
 /// search stage ranks by Freeze's timing rather than CPE's, also the best [`FINALISTS_PER_KEY`]
 /// by the traffic key and by the peak key, so the real back end can pick a plan the other two
-/// objectives' rankings put first, and last the best [`FINALISTS_PER_KEY`] of `lead` (the
-/// traffic lead's pool, sorted by the traffic key).
+/// objectives' rankings put first, and last the best [`FINALISTS_PER_KEY`] of each of `leads`
+/// (the leads' pools, each sorted by its lead's key, in [`LEADS`] order).
 fn finalists<'a>(
     objective: Objective,
     mpas_name: &str,
     mpas: &'a [OpId],
     pool: &[(Key, Measure, String, &'a [OpId])],
-    lead: &[(Key, Measure, String, &'a [OpId])],
+    leads: &[Vec<(Key, Measure, String, &'a [OpId])>],
 ) -> Vec<(String, &'a [OpId])> {
     let mut finalists: Vec<(String, &[OpId])> = vec![(mpas_name.to_string(), mpas)];
     let mut take = |ranking: &[&(Key, Measure, String, &'a [OpId])], count: usize| {
@@ -645,7 +690,9 @@ fn finalists<'a>(
             ranking.sort_by_key(|entry| key(other, &entry.1));
             take(&ranking, FINALISTS_PER_KEY);
         }
-        take(&lead.iter().collect::<Vec<_>>(), FINALISTS_PER_KEY);
+        for lead in leads {
+            take(&lead.iter().collect::<Vec<_>>(), FINALISTS_PER_KEY);
+        }
     }
     finalists
 }

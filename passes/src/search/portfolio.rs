@@ -31,10 +31,10 @@ use super::nest::nested;
 use super::realize::TaskOrder;
 use super::tasks::Tasks;
 use crate::analysis::{bottom_levels, BottomLevels};
-use crate::renumber::renumber;
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
 use crate::order::graph::{Graph, Role};
 use crate::order::{mpas_order, order_by, MpasOptions, OrderError, Policy};
+use crate::renumber::renumber;
 use lattice::OptionType;
 use lattice_lir::{Module, OpId};
 
@@ -127,7 +127,11 @@ pub(crate) fn portfolio(
             members.push((format!("mpas-along-{name}"), Start::Ops(turned)));
         }
     }
-    members.extend(beams.into_iter().map(|(name, order)| (name.to_string(), Start::Ops(order))));
+    members.extend(
+        beams
+            .into_iter()
+            .map(|(name, order)| (name.to_string(), Start::Ops(order))),
+    );
     Ok(members)
 }
 
