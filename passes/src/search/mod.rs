@@ -486,7 +486,7 @@ pub fn search_with(
     // Finalists: after MPAS's run under DLR's own key, the best distinct orders of the portfolio
     // and the chains under each victim key the back end tries, in order of promise; under a
     // time limit, as many as the time left allows.
-    let mut pool: Vec<(Key, Measure, String, &[OpId])> = ranked
+    let mut pool: Vec<Entry<'_>> = ranked
         .iter()
         .map(|&(k, i)| {
             let measure = scores[i].unwrap_or_default();
@@ -502,14 +502,14 @@ pub fn search_with(
     pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
     // Each lead's pool: its members by its key, and its chain's best.
-    let lead_pools: Vec<Vec<(Key, Measure, String, &[OpId])>> = leads
+    let lead_pools: Vec<Vec<Entry<'_>>> = leads
         .iter()
         .enumerate()
         .map(|(l, lead)| {
             let Some(lead) = lead else {
                 return Vec::new();
             };
-            let mut pool: Vec<(Key, Measure, String, &[OpId])> = lead
+            let mut pool: Vec<Entry<'_>> = lead
                 .ranked
                 .iter()
                 .map(|&(k, i)| {
@@ -647,6 +647,9 @@ pub fn search_with(
     })
 }
 
+/// A candidate for the final stage: its search-stage key and measure, its name, its order.
+type Entry<'a> = (Key, Measure, String, &'a [OpId]);
+
 /// The most finalists an objective's final stage runs, MPAS's order included.
 fn objective_finalists(objective: Objective) -> usize {
     1 + FINALISTS
@@ -666,11 +669,11 @@ fn finalists<'a>(
     objective: Objective,
     mpas_name: &str,
     mpas: &'a [OpId],
-    pool: &[(Key, Measure, String, &'a [OpId])],
-    leads: &[Vec<(Key, Measure, String, &'a [OpId])>],
+    pool: &[Entry<'a>],
+    leads: &[Vec<Entry<'a>>],
 ) -> Vec<(String, &'a [OpId])> {
     let mut finalists: Vec<(String, &[OpId])> = vec![(mpas_name.to_string(), mpas)];
-    let mut take = |ranking: &[&(Key, Measure, String, &'a [OpId])], count: usize| {
+    let mut take = |ranking: &[&Entry<'a>], count: usize| {
         let mut taken = 0;
         for (_, _, name, order) in ranking {
             if taken == count {
