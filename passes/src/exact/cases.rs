@@ -252,12 +252,10 @@ pub fn split_bound(
 mod tests {
     use super::*;
     use crate::analysis::{any_order_bounds, Dag};
-    use crate::dlr::plan_in;
     use crate::exact::report::{squeezed, PERCENTS};
-    use crate::exact::seed::tightened;
-    use crate::generate::{generate, random_topological, GenSpec, Shape};
-    use crate::search::score::Evaluator;
-    use crate::search::{BackEnd, Objective};
+    use crate::exact::seed::tried_orders;
+    use crate::generate::{generate, GenSpec, Shape};
+    use crate::search::BackEnd;
     use lattice_lir::{Module, Phase};
 
     #[test]
@@ -282,18 +280,7 @@ mod tests {
                         |prefix: &[OpId]| conflicts.evaluate(&conflicts.fix(prefix), &[], &[]);
                     let root = plain(&[]);
                     assert!(root >= any_order_bounds(&m).expect("bounds").makespan);
-                    let evaluator = Evaluator::new(&m, Objective::Makespan, &back_end);
-                    for seed in 0..6 {
-                        let order = if seed == 0 {
-                            dag.topo.clone()
-                        } else {
-                            random_topological(&m, seed).expect("a valid module orders")
-                        };
-                        let Ok(planned) = plan_in(&m, &order, &back_end.dlr) else {
-                            continue;
-                        };
-                        let tight = tightened(&m, &planned.module);
-                        let makespan = evaluator.finish(&tight).expect("plans").makespan;
+                    for (tight, makespan) in tried_orders(&m, &dag.topo, &back_end) {
                         for k in 0..=tight.len() {
                             let b = plain(&tight[..k]);
                             assert!(b <= makespan, "{} prefix {k}: {b} > {makespan}", m.name);

@@ -86,11 +86,11 @@ impl Fixed {
 
 /// The conflicting pairs of a module, with what the bound needs of its DAG.
 pub struct Conflicts<'a> {
-    dag: &'a Dag,
-    /// Per op: its cycles and pipe.
-    cycles: Vec<u64>,
-    pipe: Vec<Option<usize>>,
-    pipes: usize,
+    pub(super) dag: &'a Dag,
+    /// Per op: its cycles and pipe (`windows` reads them too).
+    pub(super) cycles: Vec<u64>,
+    pub(super) pipe: Vec<Option<usize>>,
+    pub(super) pipes: usize,
     spill_in: usize,
     spill_out: usize,
     /// The buffers with an ALLOC and a FREE.

@@ -143,7 +143,7 @@ pub fn exact_order(module: &Module, options: &ExactOptions) -> Result<Exact, Exa
             if let Some(c) = &conflicts {
                 let threshold = seed.as_ref().map_or(u64::MAX, |s| s.0);
                 lower = lower.max(cases::split_bound(c, &[], threshold, ROOT_BUDGET));
-                lower = lower.max(windows::window_bound(&work, &dag, &c.held));
+                lower = lower.max(windows::window_bound(c));
                 seed = seed::improved(module, &space, &evaluator, seed, lower);
             }
             let w = walk::least_by_back_end(

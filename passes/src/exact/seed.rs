@@ -167,3 +167,27 @@ fn is_step_sequence(space: &Space<'_>, order: &[OpId]) -> bool {
     }
     done == space.all()
 }
+
+/// For the bound tests: six orders of `m` — `topo` (its DAG's topological order) and five
+/// random topological ones — each that DLR plans tightened, with the back end's makespan.
+#[cfg(all(test, feature = "generate"))]
+pub(crate) fn tried_orders(
+    m: &Module,
+    topo: &[OpId],
+    back_end: &crate::search::BackEnd,
+) -> Vec<(Vec<OpId>, u64)> {
+    let evaluator = Evaluator::new(m, crate::search::Objective::Makespan, back_end);
+    (0..6)
+        .filter_map(|seed| {
+            let order = if seed == 0 {
+                topo.to_vec()
+            } else {
+                random_topological(m, seed).expect("a valid module orders")
+            };
+            let planned = plan_in(m, &order, &back_end.dlr).ok()?;
+            let tight = tightened(m, &planned.module);
+            let makespan = evaluator.finish(&tight).expect("plans").makespan;
+            Some((tight, makespan))
+        })
+        .collect()
+}

@@ -33,21 +33,19 @@
 //! Cost: O(B² · (V + E + k log k)) for B buffers with an ALLOC and a FREE, V ops, E
 //! dependencies and k ops per pipe.
 
-use super::conflict::Held;
+use super::conflict::{Conflicts, Held};
 use crate::analysis::makespan_bound::{preemptive, Job};
-use crate::analysis::Dag;
-use lattice_lir::Module;
 
-/// The largest bound of the header over the sets tried.
-pub fn window_bound(module: &Module, dag: &Dag, held: &[Held]) -> u64 {
-    let n = module.ops.len();
-    let weigh = Weigh::new(module, dag);
-    let mut marked = vec![false; n];
+/// The largest bound of the header over the sets tried, for the buffers, ops and DAG of
+/// `conflicts`.
+pub fn window_bound(conflicts: &Conflicts<'_>) -> u64 {
+    let held = &conflicts.held;
+    let mut marked = vec![false; conflicts.cycles.len()];
     let own: Vec<u64> = held
         .iter()
         .map(|h| {
             mark(&mut marked, &[h], &[]);
-            weigh.bound(&marked)
+            bound(conflicts, &marked)
         })
         .collect();
     let mut conflict = vec![vec![false; held.len()]; held.len()];
@@ -70,7 +68,7 @@ pub fn window_bound(module: &Module, dag: &Dag, held: &[Held]) -> u64 {
             let rs: Vec<&Held> = r.iter().map(|&x| &held[x]).collect();
             mark(&mut marked, &rs, &ws);
             let windows: u64 = w.iter().map(|&y| own[y]).sum();
-            best = best.max(windows.saturating_add(weigh.bound(&marked)));
+            best = best.max(windows.saturating_add(bound(conflicts, &marked)));
             let next = r
                 .iter()
                 .copied()
@@ -96,83 +94,57 @@ fn mark(marked: &mut [bool], inside: &[&Held], outside: &[&Held]) {
     }
 }
 
-/// The bound of a set of ops with every other op weighing nothing.
-struct Weigh<'a> {
-    dag: &'a Dag,
-    cycles: Vec<u64>,
-    pipe: Vec<Option<usize>>,
-    pipes: usize,
-}
-
-impl<'a> Weigh<'a> {
-    fn new(module: &Module, dag: &'a Dag) -> Self {
-        Weigh {
-            dag,
-            cycles: module.ops.iter().map(|op| op.kind.cycles()).collect(),
-            pipe: module
-                .ops
-                .iter()
-                .map(|op| op.kind.pipe().map(|p| p.index()))
-                .collect(),
-            pipes: module.target.pipes.len(),
+/// The critical path and the one-pipe bounds of the `marked` ops, over the DAG with the other
+/// ops at 0 cycles (each op's cycles and pipe from `c`). O(V + E + k log k).
+fn bound(c: &Conflicts<'_>, marked: &[bool]) -> u64 {
+    let n = c.cycles.len();
+    let weight = |v: lattice_lir::OpId| {
+        if marked[v.index()] {
+            c.cycles[v.index()]
+        } else {
+            0
+        }
+    };
+    let mut head = vec![0u64; n];
+    for &v in &c.dag.topo {
+        let start = c
+            .dag
+            .preds(v)
+            .iter()
+            .map(|&p| head[p.index()].saturating_add(weight(p)));
+        head[v.index()] = start.max().unwrap_or(0);
+    }
+    let mut tail = vec![0u64; n];
+    for &v in c.dag.topo.iter().rev() {
+        let after = weight(v).saturating_add(tail[v.index()]);
+        for &p in c.dag.preds(v) {
+            tail[p.index()] = tail[p.index()].max(after);
         }
     }
-
-    /// The critical path and the one-pipe bounds of the `marked` ops, over the DAG with the
-    /// other ops at 0 cycles. O(V + E + k log k).
-    fn bound(&self, marked: &[bool]) -> u64 {
-        let n = self.cycles.len();
-        let weight = |v: lattice_lir::OpId| {
-            if marked[v.index()] {
-                self.cycles[v.index()]
-            } else {
-                0
-            }
-        };
-        let mut head = vec![0u64; n];
-        for &v in &self.dag.topo {
-            let start = self
-                .dag
-                .preds(v)
-                .iter()
-                .map(|&p| head[p.index()].saturating_add(weight(p)));
-            head[v.index()] = start.max().unwrap_or(0);
+    let mut best = 0;
+    let mut jobs: Vec<Vec<Job>> = vec![Vec::new(); c.pipes];
+    for &v in c.dag.topo.iter().filter(|v| marked[v.index()]) {
+        let (h, w, t) = (head[v.index()], c.cycles[v.index()], tail[v.index()]);
+        best = best.max(h.saturating_add(w).saturating_add(t));
+        if let Some(p) = c.pipe[v.index()] {
+            jobs[p].push((h, w, t));
         }
-        let mut tail = vec![0u64; n];
-        for &v in self.dag.topo.iter().rev() {
-            let after = weight(v).saturating_add(tail[v.index()]);
-            for &p in self.dag.preds(v) {
-                tail[p.index()] = tail[p.index()].max(after);
-            }
-        }
-        let mut best = 0;
-        let mut jobs: Vec<Vec<Job>> = vec![Vec::new(); self.pipes];
-        for &v in self.dag.topo.iter().filter(|v| marked[v.index()]) {
-            let (h, c, t) = (head[v.index()], self.cycles[v.index()], tail[v.index()]);
-            best = best.max(h.saturating_add(c).saturating_add(t));
-            if let Some(p) = self.pipe[v.index()] {
-                jobs[p].push((h, c, t));
-            }
-        }
-        for js in &mut jobs {
-            best = best.max(preemptive(js));
-        }
-        best
     }
+    for js in &mut jobs {
+        best = best.max(preemptive(js));
+    }
+    best
 }
 
 #[cfg(all(test, feature = "generate"))]
 mod tests {
     use super::*;
-    use crate::analysis::any_order_bounds;
-    use crate::dlr::plan_in;
-    use crate::exact::conflict::Conflicts;
+    use crate::analysis::{any_order_bounds, Dag};
     use crate::exact::report::{squeezed, PERCENTS};
-    use crate::exact::seed::tightened;
-    use crate::generate::{generate, random_topological, GenSpec, Shape};
-    use crate::search::score::Evaluator;
-    use crate::search::{BackEnd, Objective};
-    use lattice_lir::Phase;
+    use crate::exact::seed::tried_orders;
+    use crate::generate::{generate, GenSpec, Shape};
+    use crate::search::BackEnd;
+    use lattice_lir::{Module, Phase};
 
     #[test]
     fn the_window_bound_stays_below_the_back_ends_makespan_of_every_order_tried() {
@@ -192,19 +164,8 @@ mod tests {
                     };
                     let dag = Dag::of(&m).expect("acyclic");
                     let conflicts = Conflicts::of(&m, &dag);
-                    let bound = window_bound(&m, &dag, &conflicts.held);
-                    let evaluator = Evaluator::new(&m, Objective::Makespan, &back_end);
-                    for seed in 0..6 {
-                        let order = if seed == 0 {
-                            dag.topo.clone()
-                        } else {
-                            random_topological(&m, seed).expect("a valid module orders")
-                        };
-                        let Ok(planned) = plan_in(&m, &order, &back_end.dlr) else {
-                            continue;
-                        };
-                        let tight = tightened(&m, &planned.module);
-                        let makespan = evaluator.finish(&tight).expect("plans").makespan;
+                    let bound = window_bound(&conflicts);
+                    for (_, makespan) in tried_orders(&m, &dag.topo, &back_end) {
                         assert!(bound <= makespan, "{}: {bound} > {makespan}", m.name);
                         orders += 1;
                     }
