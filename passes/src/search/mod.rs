@@ -412,7 +412,9 @@ pub fn search_with(
             )
         })
         .collect();
-    let traffic_chain = leads[0].as_ref().is_some_and(|l| l.chain.is_some());
+    let traffic_chain = LEADS.iter().zip(&leads).any(|(&o, lead)| {
+        o == Objective::Traffic && lead.as_ref().is_some_and(|l| l.chain.is_some())
+    });
     // The makespan chains that run: all but the traffic lead's slot when that lead has a chain.
     let slots: Vec<usize> = (0..chains)
         .filter(|&c| !traffic_chain || c != LEAD_SLOT)

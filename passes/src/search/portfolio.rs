@@ -13,7 +13,8 @@
 //! - Last, so that a step budget that cuts the portfolio keeps the members above: MPAS along
 //!   each beam order (`mpas-along-beam`, `mpas-along-beam-guests`: MPAS on the module renumbered
 //!   in that order, whose L0 turns and ties then follow the structure rather than the ids; on
-//!   renumbered matmuls it plans the least peak MPAS reaches on the given numbering), then the
+//!   gen-matmul-n400-s3's renumbered copies it plans the least peak MPAS reaches on the module
+//!   as given, docs/search.md), then the
 //!   beam searches' least-peak op orders themselves (`super::beam`, alone and with guests),
 //!   read off the structure alone.
 //!
