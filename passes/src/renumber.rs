@@ -13,6 +13,9 @@
 //! topological order of the precedence graph (dependencies and buffer lifetimes), else the
 //! function refuses, naming the first op out of place.
 //!
+//! [`along`] runs an algorithm on such a copy and maps the order it returns back to the
+//! module's ops (the copy's op `i` is `order[i]`).
+//!
 //! [`random_topological`] draws such an order uniformly among the ready ops at each step (a
 //! random Kahn traversal, deterministic by seed); another plan's σ is the other usual `order`
 //! (spill ops removed). The renumbered module is unplanned (`parsed`): a plan is bound to its ids.
@@ -153,6 +156,28 @@ pub fn renumber(module: &Module, order: &[OpId]) -> Result<Module, RenumberError
     }
     out.phase = Phase::Parsed;
     Ok(out)
+}
+
+/// `run`'s order of `module` renumbered along `order` (a topological order of its non-spill
+/// ops), mapped back to `module`'s ops: the copy's op `i` is the `i`-th of `order`. `None` when
+/// the renumbering fails, `run` gives nothing, or its order names an op the copy lacks. This is
+/// how a numbering-dependent algorithm (MPAS's L0 turns, the search) is run in a chosen
+/// numbering.
+pub fn along(
+    module: &Module,
+    order: &[OpId],
+    run: impl FnOnce(&Module) -> Option<Vec<OpId>>,
+) -> Option<Vec<OpId>> {
+    let order: Vec<OpId> = order
+        .iter()
+        .copied()
+        .filter(|&op| !module.op(op).kind.is_spill())
+        .collect();
+    let copy = renumber(module, &order).ok()?;
+    run(&copy)?
+        .iter()
+        .map(|v| order.get(v.index()).copied())
+        .collect()
 }
 
 /// A random topological order of `module`'s precedence graph (dependencies and buffer

@@ -252,53 +252,36 @@ pub fn split_bound(
 mod tests {
     use super::*;
     use crate::analysis::{any_order_bounds, Dag};
-    use crate::exact::report::{squeezed, PERCENTS};
-    use crate::exact::seed::tried_orders;
-    use crate::generate::{generate, GenSpec, Shape};
+    use crate::exact::seed::{squeezed_modules, tried_orders};
     use crate::search::BackEnd;
-    use lattice_lir::{Module, Phase};
 
     #[test]
     fn no_prefix_bound_exceeds_the_back_ends_makespan_of_an_order_that_starts_with_it() {
         let back_end = BackEnd::default();
         let (mut orders, mut above_root, mut prefixes, mut split_above) = (0, 0, 0, 0);
-        for shape in Shape::ALL {
-            for nodes in [10, 14, 18, 24, 30] {
-                for percent in PERCENTS {
-                    let generated = generate(&GenSpec {
-                        shape,
-                        nodes,
-                        seed: nodes as u64,
-                    });
-                    let m = Module {
-                        phase: Phase::Scheduled,
-                        ..squeezed(&generated, percent)
-                    };
-                    let dag = Dag::of(&m).expect("acyclic");
-                    let conflicts = Conflicts::of(&m, &dag);
-                    let plain =
-                        |prefix: &[OpId]| conflicts.evaluate(&conflicts.fix(prefix), &[], &[]);
-                    let root = plain(&[]);
-                    assert!(root >= any_order_bounds(&m).expect("bounds").makespan);
-                    for (tight, makespan) in tried_orders(&m, &dag.topo, &back_end) {
-                        for k in 0..=tight.len() {
-                            let b = plain(&tight[..k]);
-                            assert!(b <= makespan, "{} prefix {k}: {b} > {makespan}", m.name);
-                            // The split bound, searched to prune this very order: it must not.
-                            let split = split_bound(&conflicts, &tight[..k], makespan + 1, 4096);
-                            assert!(
-                                split <= makespan,
-                                "{} prefix {k}: split {split} > {makespan}",
-                                m.name
-                            );
-                            assert!(split >= b, "{} prefix {k}: split {split} < {b}", m.name);
-                            prefixes += 1;
-                            split_above += usize::from(split > b);
-                        }
-                        orders += 1;
-                        above_root += usize::from(plain(&tight) > root);
-                    }
+        for m in squeezed_modules(0) {
+            let dag = Dag::of(&m).expect("acyclic");
+            let conflicts = Conflicts::of(&m, &dag);
+            let plain = |prefix: &[OpId]| conflicts.evaluate(&conflicts.fix(prefix), &[], &[]);
+            let root = plain(&[]);
+            assert!(root >= any_order_bounds(&m).expect("bounds").makespan);
+            for (tight, makespan) in tried_orders(&m, &dag.topo, &back_end) {
+                for k in 0..=tight.len() {
+                    let b = plain(&tight[..k]);
+                    assert!(b <= makespan, "{} prefix {k}: {b} > {makespan}", m.name);
+                    // The split bound, searched to prune this very order: it must not.
+                    let split = split_bound(&conflicts, &tight[..k], makespan + 1, 4096);
+                    assert!(
+                        split <= makespan,
+                        "{} prefix {k}: split {split} > {makespan}",
+                        m.name
+                    );
+                    assert!(split >= b, "{} prefix {k}: split {split} < {b}", m.name);
+                    prefixes += 1;
+                    split_above += usize::from(split > b);
                 }
+                orders += 1;
+                above_root += usize::from(plain(&tight) > root);
             }
         }
         // The bound is checked on many orders, and a whole order's often exceeds the root's.

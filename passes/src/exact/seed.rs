@@ -23,7 +23,7 @@
 
 use super::space::Space;
 use crate::dlr::plan_in;
-use crate::renumber::{random_topological, renumber};
+use crate::renumber::{along, random_topological};
 use crate::search::options::AUTO_WORK;
 use crate::search::score::Evaluator;
 use crate::search::{search, Budget, SearchOptions, Silent};
@@ -77,19 +77,11 @@ pub fn improved(
         let Ok(order) = random_topological(module, copy) else {
             break;
         };
-        // A topological order of a valid module's ops: renumbering succeeds, and the copy's op
-        // i is the module's op `order[i]`.
-        let Ok(renumbered) = renumber(module, &order) else {
-            continue;
-        };
-        let Ok(found) = search(&renumbered, &options, &Silent) else {
-            continue;
-        };
-        let back: Option<Vec<OpId>> = found
-            .order
-            .iter()
-            .map(|v| order.get(v.index()).copied())
-            .collect();
+        let back = along(module, &order, |renumbered| {
+            search(renumbered, &options, &Silent)
+                .ok()
+                .map(|found| found.order)
+        });
         if let Some(c) = back.and_then(|back| incumbent(module, space, evaluator, &back)) {
             if best.as_ref().is_none_or(|(v, _)| c.0 < *v) {
                 best = Some(c);
@@ -166,6 +158,31 @@ fn is_step_sequence(space: &Space<'_>, order: &[OpId]) -> bool {
         }
     }
     done == space.all()
+}
+
+/// For the bound tests: every family of `Shape::ALL` at 10 to 30 ops (generator seed `nodes +
+/// offset`), its non-staging tiers squeezed to each of `PERCENTS`, as scheduled modules.
+#[cfg(all(test, feature = "generate"))]
+pub(crate) fn squeezed_modules(offset: u64) -> Vec<Module> {
+    use crate::exact::report::{squeezed, PERCENTS};
+    use crate::generate::{generate, GenSpec, Shape};
+    let mut modules = Vec::new();
+    for shape in Shape::ALL {
+        for nodes in [10, 14, 18, 24, 30] {
+            let generated = generate(&GenSpec {
+                shape,
+                nodes,
+                seed: nodes as u64 + offset,
+            });
+            for percent in PERCENTS {
+                modules.push(Module {
+                    phase: lattice_lir::Phase::Scheduled,
+                    ..squeezed(&generated, percent)
+                });
+            }
+        }
+    }
+    modules
 }
 
 /// For the bound tests: six orders of `m` — `topo` (its DAG's topological order) and five

@@ -140,39 +140,23 @@ fn bound(c: &Conflicts<'_>, marked: &[bool]) -> u64 {
 mod tests {
     use super::*;
     use crate::analysis::{any_order_bounds, Dag};
-    use crate::exact::report::{squeezed, PERCENTS};
-    use crate::exact::seed::tried_orders;
-    use crate::generate::{generate, GenSpec, Shape};
+    use crate::exact::seed::{squeezed_modules, tried_orders};
     use crate::search::BackEnd;
-    use lattice_lir::{Module, Phase};
 
     #[test]
     fn the_window_bound_stays_below_the_back_ends_makespan_of_every_order_tried() {
         let back_end = BackEnd::default();
         let (mut modules, mut above, mut orders) = (0, 0, 0);
-        for shape in Shape::ALL {
-            for nodes in [10, 14, 18, 24, 30] {
-                for percent in PERCENTS {
-                    let generated = generate(&GenSpec {
-                        shape,
-                        nodes,
-                        seed: nodes as u64 + 1,
-                    });
-                    let m = Module {
-                        phase: Phase::Scheduled,
-                        ..squeezed(&generated, percent)
-                    };
-                    let dag = Dag::of(&m).expect("acyclic");
-                    let conflicts = Conflicts::of(&m, &dag);
-                    let bound = window_bound(&conflicts);
-                    for (_, makespan) in tried_orders(&m, &dag.topo, &back_end) {
-                        assert!(bound <= makespan, "{}: {bound} > {makespan}", m.name);
-                        orders += 1;
-                    }
-                    modules += 1;
-                    above += usize::from(bound > any_order_bounds(&m).expect("bounds").makespan);
-                }
+        for m in squeezed_modules(1) {
+            let dag = Dag::of(&m).expect("acyclic");
+            let conflicts = Conflicts::of(&m, &dag);
+            let bound = window_bound(&conflicts);
+            for (_, makespan) in tried_orders(&m, &dag.topo, &back_end) {
+                assert!(bound <= makespan, "{}: {bound} > {makespan}", m.name);
+                orders += 1;
             }
+            modules += 1;
+            above += usize::from(bound > any_order_bounds(&m).expect("bounds").makespan);
         }
         // Checked on many orders, and above the order-independent bound on some modules.
         assert!(orders >= 400, "{orders}");

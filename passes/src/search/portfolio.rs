@@ -25,7 +25,7 @@
 //! plus the two beams and an MPAS run (with a renumbering, O(V + E + B log B)) along each, on
 //! modules of at most `BEAM_OPS` ops.
 
-use super::beam::{beam, Opening};
+use super::beam::{beam, Opening, BEAM_OPS};
 use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::{curves, detect};
 use super::nest::nested;
@@ -35,7 +35,7 @@ use crate::analysis::{bottom_levels, BottomLevels};
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
 use crate::order::graph::{Graph, Role};
 use crate::order::{mpas_order, order_by, MpasOptions, OrderError, Policy};
-use crate::renumber::renumber;
+use crate::renumber::along;
 use lattice::OptionType;
 use lattice_lir::{Module, OpId};
 
@@ -99,7 +99,11 @@ pub(crate) fn portfolio(
     if !go_on() {
         return Ok(members);
     }
-    // The task members and the beam read the structure off the graph without L0 turns.
+    // The task members and the beam read the structure off the graph without L0 turns; neither
+    // runs on a module above the beam's size without main tasks.
+    if tasks.main.is_empty() && module.ops.len() > BEAM_OPS {
+        return Ok(members);
+    }
     let turnless = Graph::build_with(module, false)?;
     let print = fingerprints(&turnless);
     if !tasks.main.is_empty() {
@@ -183,9 +187,9 @@ fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec
 /// `module`'s ids: MPAS takes its L0 turns and breaks its ties in input order, so this is MPAS
 /// with `order`'s turns instead of the numbering's. `None` where MPAS fails on the copy.
 fn mpas_along(module: &Module, order: &[OpId]) -> Option<Vec<OpId>> {
-    let copy = renumber(module, order).ok()?;
-    let turned = mpas_order(&copy, &bottom_levels(&copy), &MpasOptions::default()).ok()?;
-    Some(turned.iter().map(|v| order[v.index()]).collect())
+    along(module, order, |copy| {
+        mpas_order(copy, &bottom_levels(copy), &MpasOptions::default()).ok()
+    })
 }
 
 /// FREE first, then ordinary ops, then the smallest ALLOC; ties by incoming position.
