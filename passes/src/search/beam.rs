@@ -39,9 +39,10 @@
 //! together) nor the op-level ones (the input's L0 turns) reach; a beam over ALLOCs and FREEs
 //! does (docs/search.md).
 //!
-//! O(S · W · (R · (t + d²) + V/64)) for S steps (ops that are neither ALLOC nor FREE), width W
-//! ([`WORK`] / V within [`MIN_WIDTH`]..=[`WIDTH`]), R ready ops per state, t ops per task and
-//! degree d, plus O(M · (T + E_T)) for the main tasks each main task waits for (M main tasks of
+//! O(S · W · (R · (a + d²) + V/64)) for S steps (ops that are neither ALLOC nor FREE), width W
+//! ([`WORK`] / V within [`MIN_WIDTH`]..=[`WIDTH`]), R ready ops per state, degree d and a the
+//! ALLOCs a task defers before it opens (an open task keeps a cursor into its fixed order, so
+//! finding its next op is amortised O(1) along a state's lineage), plus O(M · (T + E_T)) for the main tasks each main task waits for (M main tasks of
 //! T, E_T task edges) and the exclusive order's cost; only on modules of at most [`BEAM_OPS`]
 //! ops.
 
@@ -73,8 +74,9 @@ struct State {
     pending: Vec<u64>,
     /// Ready ops that are neither ALLOCs nor FREEs.
     ready: Vec<OpId>,
-    /// The open main tasks and how many of their ops are still to run.
-    open: Vec<(usize, usize)>,
+    /// The open main tasks: task, how many of its ops are still to run, and a cursor into its
+    /// fixed order before which every op is done (so finding its next op is amortised O(1)).
+    open: Vec<(usize, usize, usize)>,
     /// The open task that may allocate in any tier not held by a guest, if any.
     host: Option<usize>,
     /// The staging tiers where the host has a live buffer, one bit per tier.
@@ -173,10 +175,10 @@ pub(crate) fn beam(
         }
         if main(u) {
             let k = tasks.of_op[u.index()];
-            let at = match s.open.iter().position(|&(open, _)| open == k) {
+            let at = match s.open.iter().position(|&(open, _, _)| open == k) {
                 Some(at) => at,
                 None => {
-                    s.open.push((k, tasks.ops[k].len()));
+                    s.open.push((k, tasks.ops[k].len(), 0));
                     if s.host.is_none() {
                         s.host = Some(k);
                     } else {
@@ -193,6 +195,10 @@ pub(crate) fn beam(
                 }
             }
             s.open[at].1 -= 1;
+            let cursor = &mut s.open[at].2;
+            while inner[k].get(*cursor).is_some_and(|&w| is_done(&s.done, w)) {
+                *cursor += 1;
+            }
             if s.open[at].1 == 0 {
                 s.open.swap_remove(at);
                 if s.host == Some(k) {
@@ -241,7 +247,9 @@ pub(crate) fn beam(
     // available one.
     let runnable = |s: &State, v: OpId| {
         let k = tasks.of_op[v.index()];
-        let next = inner[k].iter().find(|&&u| !is_done(&s.done, u));
+        let open = s.open.iter().find(|&&(open, _, _)| open == k);
+        let from = open.map_or(0, |&(_, _, cursor)| cursor);
+        let next = inner[k][from..].iter().find(|&&u| !is_done(&s.done, u));
         if next != Some(&v) {
             return false;
         }
@@ -258,7 +266,7 @@ pub(crate) fn beam(
         if s.host == Some(k) {
             return takes & s.guests == 0;
         }
-        if s.open.iter().any(|&(open, _)| open == k) {
+        if open.is_some() {
             return true;
         }
         if !waits[k].iter().all(|&w| is_closed(s, w)) {
