@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
   lattice::registerLatticeDialect(registry);
   lattice::registerLatticePasses();
   lattice::registerLatticeTestPasses();
+  lattice::registerScaleCyclesTestPass();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 

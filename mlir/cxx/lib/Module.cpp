@@ -435,6 +435,41 @@ public:
     return true;
   }
 
+  /// Operand `k` of `op`: its buffers, then its dependency tokens.
+  Value operandOf(const LatticeOp &op, uint32_t k) {
+    return k < op.buffer_count ? buffers[desc.buffer_refs[op.buffers_begin + k]]
+                               : tokens[desc.dep_ops[op.deps_begin + (k - op.buffer_count)]];
+  }
+
+  /// Gives `existing` (which holds `buffersHad` buffer operands, then its dependencies) `op`'s
+  /// operands, touching only what differs: a slot that holds another value is set, and the
+  /// dependencies the result adds after the existing ones are appended (DLR adds one to many
+  /// ops). Setting an operand unlinks it from one value's use list and links it into another's,
+  /// two places anywhere in the IR, so rewriting every slot of each changed op cost DLR's write
+  /// most of its time. Returns how many dependencies were appended; a result with fewer operands
+  /// or another number of buffers sets them all.
+  unsigned assignOperands(Operation *existing, const LatticeOp &op, unsigned buffersHad) {
+    unsigned have = existing->getNumOperands(), want = op.buffer_count + op.dep_count;
+    if (buffersHad != op.buffer_count || want < have) {
+      SmallVector<Value> values = bufferValues(op);
+      values.append(depValues(op));
+      existing->setOperands(values);
+      return 0;
+    }
+    for (unsigned k = 0; k < have; ++k) {
+      Value value = operandOf(op, k);
+      if (existing->getOperand(k) != value)
+        existing->setOperand(k, value);
+    }
+    if (want == have)
+      return 0;
+    SmallVector<Value> added;
+    for (unsigned k = have; k < want; ++k)
+      added.push_back(operandOf(op, k));
+    existing->insertOperands(have, added);
+    return want - have;
+  }
+
   /// Brings `existing` in line with `op`; false when it is another kind of op.
   bool update(Operation *existing, const LatticeOp &op) {
     auto sameDeps = [&](ArrayAttr have) { return sameKinds(have, op) && sameOperands(existing, op); };
@@ -442,9 +477,7 @@ public:
       if (sameDeps(x.getDepKinds()))
         return;
       x.setDepKindsAttr(kinds(op));
-      SmallVector<Value> values = bufferValues(op);
-      values.append(depValues(op));
-      existing->setOperands(values);
+      assignOperands(existing, op, /*buffersHad=*/1);
     };
     return llvm::TypeSwitch<Operation *, bool>(existing)
         .Case([&](AllocOp a) {
@@ -473,8 +506,16 @@ public:
             c.setCyclesAttr(big(op.cycles));
           if (!sameDeps(c.getDepKinds())) {
             c.setDepKindsAttr(kinds(op));
-            c.getBuffersMutable().assign(bufferValues(op));
-            c.getDepsMutable().assign(depValues(op));
+            auto &sizes = c.getProperties().operandSegmentSizes;
+            unsigned buffersHad = static_cast<unsigned>(sizes[0]);
+            if (buffersHad == op.buffer_count && op.buffer_count + op.dep_count >=
+                                                     c->getNumOperands()) {
+              // Appended operands go after the last segment, the dependencies.
+              sizes[1] += static_cast<int32_t>(assignOperands(c, op, buffersHad));
+            } else {
+              c.getBuffersMutable().assign(bufferValues(op));
+              c.getDepsMutable().assign(depValues(op));
+            }
           }
           return true;
         })
@@ -527,51 +568,99 @@ void LirModule::build(OpBuilder &builder, Location loc) const {
 }
 
 LogicalResult LirModule::write(ModuleOp into) {
-  const LatticeModuleDesc &desc = view();
   Block *body = into.getBody();
-  PhaseOp phaseOp;
-  std::vector<Value> buffersByPos(desc.buffer_count);
-  std::vector<Operation *> bufferOps(desc.buffer_count);
-  // The scheduled ops by id; an entry is cleared once the result reuses its op, so what is left
-  // at the end is what the pass removed.
-  llvm::DenseMap<uint32_t, Operation *> byId;
-  byId.reserve(ops.size() + desc.op_count);
+  Before before;
+  before.buffersByPos.resize(view().buffer_count);
+  before.bufferOps.resize(view().buffer_count);
   for (Operation &op : *body) {
-    if (auto p = llvm::dyn_cast<PhaseOp>(op))
-      phaseOp = p;
+    if (llvm::isa<PhaseOp>(op))
+      before.phase = &op;
     else if (auto b = llvm::dyn_cast<BufferOp>(op)) {
-      if (b.getPos() >= buffersByPos.size())
+      if (b.getPos() >= before.buffersByPos.size())
         return op.emitError("the lattice module's buffers changed under a lattice pass");
-      buffersByPos[b.getPos()] = b.getResult();
-      bufferOps[b.getPos()] = &op;
+      before.buffersByPos[b.getPos()] = b.getResult();
+      before.bufferOps[b.getPos()] = &op;
     } else if (llvm::isa<TargetOp>(op))
-      target = &op;
-    else if (std::optional<uint32_t> id = scheduledId(&op))
-      byId[*id] = &op;
+      before.target = &op;
+    else if (scheduledId(&op))
+      before.ops.push_back(&op);
     else
       return op.emitError("the lattice module gained a foreign op under a lattice pass");
   }
+  return apply(into, std::move(before), /*byIndex=*/false);
+}
+
+LogicalResult LirModule::writeBack() {
+  if (!module)
+    return failure();
+  Before before;
+  before.phase = phase;
+  before.target = target;
+  size_t count = view().buffer_count;
+  if (buffers.size() != count)
+    return module->emitError("the lattice module's buffers changed under a lattice pass");
+  before.buffersByPos.resize(count);
+  before.bufferOps.resize(count);
+  for (Operation *op : buffers) {
+    auto b = llvm::cast<BufferOp>(op);
+    if (b.getPos() >= count)
+      return op->emitError("the lattice module's buffers changed under a lattice pass");
+    before.buffersByPos[b.getPos()] = b.getResult();
+    before.bufferOps[b.getPos()] = op;
+  }
+  before.ops = ops;
+  return apply(llvm::cast<ModuleOp>(module), std::move(before), /*byIndex=*/true);
+}
+
+LogicalResult LirModule::apply(ModuleOp into, Before before, bool byIndex) {
+  const LatticeModuleDesc &desc = view();
+  Block *body = into.getBody();
+  auto phaseOp = llvm::dyn_cast_or_null<PhaseOp>(before.phase);
   if (!phaseOp)
     return into.emitError("the lattice module lost its `lattice.phase` op");
   OpBuilder builder(into.getContext());
   builder.setInsertionPointToEnd(body);
   Writer w(builder, desc, into.getLoc());
-  w.buffers = std::move(buffersByPos);
+  w.buffers = std::move(before.buffersByPos);
   w.tokens.reserve(desc.op_count);
+  // `existing` holds the scheduled ops before the write; an entry is cleared once the result
+  // reuses its op, so what is left at the end is what the pass removed. By index, op `i` of the
+  // description is `existing[i]` when it was there before the pass (the C ABI numbers the ops a
+  // pass adds after those it was given), checked by its id; otherwise, and for any op whose id
+  // does not match, the op is found by id.
+  std::vector<Operation *> &existing = before.ops;
+  llvm::DenseMap<uint32_t, uint32_t> byId;
+  bool mapped = false;
+  auto find = [&](const LatticeOp &op) -> Operation ** {
+    if (byIndex && op.index < existing.size() && existing[op.index] &&
+        scheduledId(existing[op.index]) == op.id)
+      return &existing[op.index];
+    if (byIndex && op.index >= existing.size())
+      return nullptr;
+    if (!mapped) {
+      byId.reserve(existing.size());
+      for (auto [i, candidate] : llvm::enumerate(existing))
+        if (candidate)
+          byId[*scheduledId(candidate)] = i;
+      mapped = true;
+    }
+    auto found = byId.find(op.id);
+    return found != byId.end() && existing[found->second] ? &existing[found->second] : nullptr;
+  };
   std::vector<Operation *> sigma;
   sigma.reserve(desc.op_count);
   for (size_t i = 0; i < desc.op_count; ++i) {
     const LatticeOp &op = desc.ops[i];
-    auto found = byId.find(op.id);
-    Operation *existing = nullptr;
-    if (found != byId.end() && found->second && w.update(found->second, op)) {
-      existing = found->second;
-      found->second = nullptr;
+    Operation **slot = find(op);
+    Operation *written = nullptr;
+    if (slot && w.update(*slot, op)) {
+      written = *slot;
+      *slot = nullptr;
     } else {
-      existing = w.create(op);
+      written = w.create(op);
     }
-    sigma.push_back(existing);
-    w.tokens.push_back(existing->getResult(0));
+    sigma.push_back(written);
+    w.tokens.push_back(written->getResult(0));
   }
   if (phaseOp.getPhase() != ref(desc.phase))
     phaseOp.setPhaseAttr(w.text(desc.phase));
@@ -580,7 +669,7 @@ LogicalResult LirModule::write(ModuleOp into) {
     phaseOp.setOrderAttr(builder.getDenseI64ArrayAttr(order));
   // Ops the result no longer has (their tokens are used only by ops that are gone too).
   SmallVector<Operation *> gone;
-  for (auto &[id, op] : byId)
+  for (Operation *op : existing)
     if (op)
       gone.push_back(op);
   for (Operation *op : gone)
@@ -607,7 +696,8 @@ LogicalResult LirModule::write(ModuleOp into) {
   // From now on the handle describes these ops: buffers by `pos`, ops by their index.
   module = into;
   phase = phaseOp;
-  buffers = std::move(bufferOps);
+  target = before.target;
+  buffers = std::move(before.bufferOps);
   ops.assign(desc.op_count, nullptr);
   for (size_t i = 0; i < desc.op_count; ++i)
     if (desc.ops[i].index < ops.size())

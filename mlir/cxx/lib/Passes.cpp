@@ -197,7 +197,7 @@ runOnModules(Pass &self, Operation *root, AnalysisManager analyses, bool pipelin
       store().record(self, report, pipeline);
     lattice_report_free(report);
     // A failed run leaves the core's module unspecified: it is read again next time.
-    if (!ok || (wrote && mlir::failed(lir.write(module)))) {
+    if (!ok || (wrote && mlir::failed(lir.writeBack()))) {
       cached.module.reset();
       failed = true;
       continue;

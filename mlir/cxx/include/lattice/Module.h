@@ -55,6 +55,11 @@ public:
   /// what changed; the body ends up in σ order. The handle then describes `module`'s ops, as if
   /// read from them.
   mlir::LogicalResult write(mlir::ModuleOp module);
+  /// `write` into the module the handle describes (the one it was read from or last written
+  /// into), whose ops must not have changed since: the ops are found through the handle rather
+  /// than by walking the body and hashing every op's id. What lattice's passes use between the
+  /// read (or the last pass's write) and their own write.
+  mlir::LogicalResult writeBack();
   /// Builds the module's ops at the end of `body` (an empty module's body).
   void build(mlir::OpBuilder &builder, mlir::Location loc) const;
 
@@ -66,6 +71,18 @@ public:
   LatticeModule *get() const { return handle.get(); }
 
 private:
+  /// A lattice module's ops before a write: phase and target, buffers by `pos`, the scheduled ops.
+  struct Before {
+    mlir::Operation *phase = nullptr;
+    mlir::Operation *target = nullptr;
+    std::vector<mlir::Value> buffersByPos;
+    std::vector<mlir::Operation *> bufferOps;
+    std::vector<mlir::Operation *> ops;
+  };
+  /// Writes the module into `into`, whose ops were `before` (`byIndex`: `before.ops` by the
+  /// core's op index, as the handle keeps them).
+  mlir::LogicalResult apply(mlir::ModuleOp into, Before before, bool byIndex);
+
   struct Free {
     void operator()(LatticeModule *m) const { lattice_module_free(m); }
   };

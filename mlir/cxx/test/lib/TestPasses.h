@@ -1,7 +1,8 @@
 //===- TestPasses.h - lattice's test passes as MLIR passes -----*- C++ -*-===//
 //
-// What it does: declares the `lattice-test-*` passes (failures, remarks, corrupted IR on demand:
-// what tests of the infrastructure need), generated like the real ones but kept in their own
+// What it does: declares the `lattice-test-*` passes (failures, remarks, corrupted IR on demand,
+// an edit of lattice ops by an ordinary MLIR pass: what tests of the infrastructure need),
+// generated like the real ones (but the edit) and kept in their own
 // library, liblattice-mlir-test.a, so that production tools do not carry them.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +19,11 @@ namespace lattice {
 
 #define GEN_PASS_REGISTRATION
 #include "lattice/TestPasses.h.inc"
+
+/// Registers `lattice-test-scale-cycles`, an ordinary MLIR pass (not one of lattice's) that
+/// multiplies the cycles of every lattice command: what tests put between lattice
+/// passes to change a lattice module as a toolchain's own pass would.
+void registerScaleCyclesTestPass();
 
 } // namespace lattice
 
