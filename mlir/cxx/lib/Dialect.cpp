@@ -4,8 +4,9 @@
 // definition asks for (one kind per dependency, a known phase, a well-formed target), the
 // custom assembly of the buffer and the five scheduled ops (`%t = lattice.alloc %b id 3 offset 0
 // after [%s, %u spill]`), written by hand so that printing touches no attribute dictionary, and
-// the two MLIR hooks the op classes replace: printing an op's name, and `lattice.command`'s
-// verification (MLIR's checks, `operandSegmentSizes` read from the properties).
+// the two MLIR hooks the op classes replace: printing an op's name, and the verification of
+// buffers and scheduled ops (a cheap check that everything holds, else MLIR's checks;
+// `operandSegmentSizes` read from the properties).
 //
 // Invariants: a verified scheduled op has exactly one `dep_kinds` entry per token operand, each
 // `precedence`, `spill` or `reuse`; the custom assembly prints what it parses (an op printed and
@@ -431,28 +432,112 @@ LogicalResult verifySegmentSizes(CommandOp op) {
   return success();
 }
 
-/// One of `lattice.command`'s traits, verified as MLIR verifies it.
-template <typename Trait> LogicalResult verifyCommandTrait(Operation *op) {
-  if constexpr (std::is_same_v<Trait, OpTrait::AttrSizedOperandSegments<CommandOp>>)
-    return verifySegmentSizes(llvm::cast<CommandOp>(op));
+/// One trait of `OpT`, verified as MLIR verifies it (`lattice.command`'s segment sizes on its
+/// properties).
+template <typename OpT, typename Trait> LogicalResult verifyOneTrait(Operation *op) {
+  if constexpr (std::is_same_v<Trait, OpTrait::AttrSizedOperandSegments<OpT>>)
+    return verifySegmentSizes(llvm::cast<OpT>(op));
   else
     return op_definition_impl::verifyTrait<Trait>(op);
 }
 
-/// Every trait of `lattice.command` (deduced from its base class, so a trait added in ODS is
-/// verified too), in order, stopping at the first failure as `Op::verifyInvariants` does.
-template <template <typename> class... Traits>
-LogicalResult verifyCommandTraits(Operation *op, mlir::Op<CommandOp, Traits...> *) {
-  return success((succeeded(verifyCommandTrait<Traits<CommandOp>>(op)) && ...));
+/// Every trait of `OpT` (deduced from its base class, so a trait added in ODS is verified too),
+/// in order, stopping at the first failure as `Op::verifyInvariants` does.
+template <typename OpT, template <typename> class... Traits>
+LogicalResult verifyTraits(Operation *op, mlir::Op<OpT, Traits...> *) {
+  return success((succeeded(verifyOneTrait<OpT, Traits<OpT>>(op)) && ...));
+}
+
+/// Whether `attr` is set and of `type` (the dialect's `ui32` or `ui64`, which hold their range).
+bool ofType(IntegerAttr attr, IntegerType type) { return attr && attr.getType() == type; }
+
+/// Whether operands `[begin, end)` of `op` all have type `T`.
+template <typename T> bool operandsOf(Operation *op, unsigned begin, unsigned end) {
+  for (unsigned k = begin; k < end; ++k)
+    if (!llvm::isa<T>(op->getOperand(k).getType()))
+      return false;
+  return true;
+}
+
+/// Whether `kinds` has one known kind (the dialect's uniqued names) for each of `deps`.
+bool knownKinds(ArrayAttr kinds, unsigned deps, ArrayRef<StringAttr> known) {
+  if (kinds.size() != deps)
+    return false;
+  for (Attribute kind : kinds)
+    if (!llvm::is_contained(known, kind))
+      return false;
+  return true;
+}
+
+/// Whether the op's shape holds: no region or successor, one result of type `T`.
+template <typename T> bool shaped(Operation *op) {
+  return op->getNumRegions() == 0 && op->getNumSuccessors() == 0 && op->getNumResults() == 1 &&
+         llvm::isa<T>(op->getResult(0).getType());
+}
+
+/// Whether every check MLIR's verification makes of `op` passes (its traits: regions,
+/// successors, results, operand counts and segments; ODS's checks of its values and operand
+/// types; its verifier), decided with a few loads and comparisons: what MLIR's generic path
+/// spends on each op at each verification, a function call and a diagnostic callback per value,
+/// is most of the verifier's time on lattice modules. It may say no where MLIR's checks pass (a
+/// value of another integer type in range); then those checks decide.
+template <typename OpT> bool holds(OpT op, const LatticeDialect &d) {
+  Operation *o = op.getOperation();
+  const auto &p = op.getProperties();
+  IntegerType u32 = d.uintType(32), u64 = d.uintType(64);
+  unsigned n = o->getNumOperands();
+  if constexpr (std::is_same_v<OpT, BufferOp>) {
+    return shaped<BufType>(o) && n == 0 && ofType(p.id, u32) && ofType(p.pos, u32) && p.tier &&
+           ofType(p.size, u64) && p.backed;
+  } else {
+    if (!shaped<TokenType>(o) || !ofType(p.id, u32) || !p.dep_kinds)
+      return false;
+    unsigned buffers = 1;
+    if constexpr (std::is_same_v<OpT, CommandOp>) {
+      ArrayRef<int32_t> sizes = p.operandSegmentSizes;
+      if (sizes[0] < 0 || sizes[1] < 0 || static_cast<unsigned>(sizes[0] + sizes[1]) != n ||
+          !p.opcode || !p.pipe || !ofType(p.cycles, u64))
+        return false;
+      buffers = sizes[0];
+    } else {
+      if (n < 1)
+        return false;
+      if constexpr (std::is_same_v<OpT, AllocOp>) {
+        if (p.offset && p.offset.getType() != u64)
+          return false;
+      } else if constexpr (std::is_same_v<OpT, SpillOutOp>) {
+        if (!p.pipe || !ofType(p.cycles, u64))
+          return false;
+      } else if constexpr (std::is_same_v<OpT, SpillInOp>) {
+        if (!p.pipe || !ofType(p.cycles, u64) || !ofType(p.offset, u64))
+          return false;
+      }
+    }
+    return operandsOf<BufType>(o, 0, buffers) && operandsOf<TokenType>(o, buffers, n) &&
+           knownKinds(p.dep_kinds, n - buffers, d.depKindAttrs());
+  }
 }
 
 } // namespace
 
-LogicalResult lattice::detail::verifyCommandOp(Operation *op) {
-  if (failed(verifyCommandTraits(op, static_cast<CommandOp *>(nullptr))))
+template <typename OpT> LogicalResult lattice::detail::verifyOp(Operation *op) {
+  auto typed = llvm::cast<OpT>(op);
+  if (holds(typed, *static_cast<const LatticeDialect *>(op->getDialect())))
+    return success();
+  if (failed(verifyTraits(op, static_cast<OpT *>(nullptr))))
     return failure();
-  return llvm::cast<CommandOp>(op).verify();
+  if constexpr (std::is_same_v<OpT, BufferOp>)
+    return success(); // no verifier of its own
+  else
+    return typed.verify();
 }
+
+template LogicalResult lattice::detail::verifyOp<BufferOp>(Operation *);
+template LogicalResult lattice::detail::verifyOp<AllocOp>(Operation *);
+template LogicalResult lattice::detail::verifyOp<FreeOp>(Operation *);
+template LogicalResult lattice::detail::verifyOp<CommandOp>(Operation *);
+template LogicalResult lattice::detail::verifyOp<SpillOutOp>(Operation *);
+template LogicalResult lattice::detail::verifyOp<SpillInOp>(Operation *);
 
 /// One `dep_kinds` entry per token operand, each a known kind (the dialect's uniqued names, so
 /// each check is a pointer comparison).

@@ -53,8 +53,11 @@ void printOp(mlir::Operation *op, mlir::OpAsmPrinter &p, llvm::StringRef default
   printOpName(op, p, defaultDialect);
   llvm::cast<OpT>(op).print(p);
 }
-/// `lattice.command`'s verify hook: MLIR's checks of its traits and its own, in MLIR's order.
-mlir::LogicalResult verifyCommandOp(mlir::Operation *op);
+/// The verify hook of `lattice.buffer` and the scheduled ops (`OpT`): success at once when a
+/// cheap check finds every invariant of the op holding; otherwise MLIR's checks of the op's traits
+/// and its own verifier, in MLIR's order and with MLIR's messages (`lattice.command`'s
+/// `operandSegmentSizes` checked on its properties).
+template <typename OpT> mlir::LogicalResult verifyOp(mlir::Operation *op);
 } // namespace detail
 
 /// Registers the `lattice` dialect with `registry`.
