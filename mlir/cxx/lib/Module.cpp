@@ -6,9 +6,14 @@
 //
 // Invariants: reading changes nothing; strings handed to the core point into MLIR's uniqued
 // attributes, alive as long as the context. Writing in place touches only what differs: an op
-// whose values and operands are as the result says is left alone, so a pass that only reorders
-// costs one `order` and the moves. Cost: O(V + E + B) each way, hash lookups from values to ops
-// when reading and from ids to ops when writing.
+// whose values and operands are as the result says is left alone (so a pass that only reorders
+// costs one `order` and the moves), and of an op whose dependencies changed only the operand
+// slots that differ are set and added dependencies appended. A handle describes the ops it was
+// read from or last wrote, op by op (`ops[i]` is op `i` of the core's module), so `writeBack`
+// finds each op of the result at its index — the C ABI numbers the ops a pass adds after those
+// it was given — and takes it only when its id is the result's (else it looks the op up by id,
+// as `write` does for any module). Cost: O(V + E + B) each way; hash lookups from values to ops
+// when reading, from ids to ops when writing into a module the handle does not describe.
 //
 //===----------------------------------------------------------------------===//
 
@@ -576,10 +581,11 @@ LogicalResult LirModule::write(ModuleOp into) {
     if (llvm::isa<PhaseOp>(op))
       before.phase = &op;
     else if (auto b = llvm::dyn_cast<BufferOp>(op)) {
-      if (b.getPos() >= before.buffersByPos.size())
+      uint32_t pos = b.getPos();
+      if (pos >= before.buffersByPos.size())
         return op.emitError("the lattice module's buffers changed under a lattice pass");
-      before.buffersByPos[b.getPos()] = b.getResult();
-      before.bufferOps[b.getPos()] = &op;
+      before.buffersByPos[pos] = b.getResult();
+      before.bufferOps[pos] = &op;
     } else if (llvm::isa<TargetOp>(op))
       before.target = &op;
     else if (scheduledId(&op))
@@ -603,10 +609,11 @@ LogicalResult LirModule::writeBack() {
   before.bufferOps.resize(count);
   for (Operation *op : buffers) {
     auto b = llvm::cast<BufferOp>(op);
-    if (b.getPos() >= count)
+    uint32_t pos = b.getPos();
+    if (pos >= count)
       return op->emitError("the lattice module's buffers changed under a lattice pass");
-    before.buffersByPos[b.getPos()] = b.getResult();
-    before.bufferOps[b.getPos()] = op;
+    before.buffersByPos[pos] = b.getResult();
+    before.bufferOps[pos] = op;
   }
   before.ops = ops;
   return apply(llvm::cast<ModuleOp>(module), std::move(before), /*byIndex=*/true);
