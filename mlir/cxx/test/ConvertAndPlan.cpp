@@ -237,6 +237,16 @@ int main() {
       llvm::raw_string_ostream(after) << *refused;
     check(reason.find("`test-fail` is a test pass") != std::string::npos && before == after,
           "the refusal says why and changes nothing");
+
+    // `write` into a module the handle does not describe (its ops found by id, not through the
+    // handle): the freshly lowered, unplanned module takes the plan, op for op.
+    OwningOpRef<ModuleOp> fresh = lowered();
+    ModuleOp into = fresh ? lattice::latticeModules(*fresh).front() : ModuleOp();
+    check(into && succeeded(lir->write(into)), "the plan writes into another lattice module");
+    FailureOr<lattice::LirModule> written =
+        into ? lattice::LirModule::read(into) : FailureOr<lattice::LirModule>(failure());
+    check(succeeded(written) && written->printLir() == lir->printLir(),
+          "the module written holds the plan");
   }
   if (failures)
     return 1;
