@@ -87,10 +87,7 @@ pub(super) fn lead(
         evaluator, tasks, members, budget, threads, stop, per_final, floor, &Silent,
     );
     let ranked = rank(objective, &scores);
-    let left = budget.minus(match budget {
-        Allowance::Steps(_) => Allowance::Steps(spent.steps),
-        Allowance::Work(_) => Allowance::Work(spent.work),
-    });
+    let left = budget.minus(spent.of(budget));
     let chains = match left {
         _ if met || ranked.is_empty() || left.is_empty() => 0,
         Allowance::Steps(n) => (deep_chains as u64).min(n) as usize,

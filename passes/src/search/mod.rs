@@ -6,7 +6,8 @@
 //! is in its header); `grid` detects task grids and the curves over them; `family` reads the
 //! reverse depth-first task sequences off the task DAG's structure; `nest` both loop nestings of
 //! nested task families (rows of a chain of state × their steps); `portfolio` lists the
-//! starting candidates (MPAS first); `score` measures candidates (search stage: DLR's scan and,
+//! starting candidates (MPAS first); `prefetch` the makespan objective's extra members (the
+//! beam-led op orders with their loads run ahead); `score` measures candidates (search stage: DLR's scan and,
 //! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
 //! late-acceptance chains; `family_floor` the orders of the reverse depth-first family that run
 //! through the back end after the final stage; `stages` the budget split, the portfolio's
@@ -24,7 +25,10 @@
 //! start, seed and share) — the traffic lead's chain in the place of one of its own chains, the
 //! peak lead's on top —, with each lead's best orders among its finalists; so its plan is never
 //! slower than the traffic or peak objective's whenever that one comes from that search's first
-//! chain or its portfolio. Last, on modules of at most
+//! chain or its portfolio. It also scores the *prefetched* members (`prefetch`: the beam-led op
+//! orders with their loads run ahead) on top of the budget, outside the ranking the chains start
+//! from, and adds the best two to its finalists; so every chain and finalist is what it would be
+//! without them, and the result is never slower. Last, on modules of at most
 //! `FAMILY_FLOOR_OPS` ops, the *family floor* (`family_floor`): the reverse depth-first family's
 //! orders, every feeder placement, through the back end under DLR's own key, outside the budget
 //! (at most 20 runs), so the result is never worse than the family's best. Invariants:
@@ -56,7 +60,8 @@
 //!   within a time limit's reach, than the best order of the reverse depth-first family.
 //!
 //! Cost: the budget's work units — for the makespan objective plus its leads' portfolio scoring
-//! and chains, less the share of the chain the traffic lead replaces — (plus, for a step budget,
+//! and chains and its prefetched members' scoring, less the share of the chain the traffic lead
+//! replaces — (plus, for a step budget,
 //! (budget) × (one realization or O(V) move + one score) + finalists × back end), plus at most
 //! 20 back-end runs of the family floor on modules of at most `FAMILY_FLOOR_OPS` ops, plus the
 //! two beam members' builds and an MPAS run along each (`beam`, `portfolio`; outside the
@@ -75,6 +80,7 @@ mod nest;
 pub mod options;
 pub mod pass;
 mod portfolio;
+mod prefetch;
 pub mod progress;
 mod realize;
 #[cfg(feature = "generate")]
@@ -104,6 +110,7 @@ use lead::{lead, Lead};
 use local::{chain, Space};
 use options::AUTO_WORK;
 use portfolio::portfolio;
+use prefetch::prefetch_members;
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
 use stages::{
     chain_seed, in_batches, parallel, rank, score_members, search_allowance, task_starts, Scored,
@@ -155,10 +162,11 @@ pub struct Searched {
     /// Work units spent (portfolio, chains and final stage, the leads included; see
     /// [`Budget`]).
     pub work: u64,
-    /// Of `evaluations`, the makespan objective's leads' steps: they come on top of the budget,
-    /// and the progress told leaves them out.
+    /// Of `evaluations`, the makespan objective's leads' steps and its prefetched members'
+    /// (`prefetch`): they come on top of the budget, and the progress told leaves them out.
     pub lead_evaluations: u64,
-    /// Of `work`, the units the leads spent (on top of the budget too).
+    /// Of `work`, the units the leads and the prefetched members spent (on top of the budget
+    /// too).
     pub lead_work: u64,
     /// Back-end runs of the family floor (`family_floor.rs`), which runs outside the budget
     /// after the final stage; not in [`Searched::work`].
@@ -352,24 +360,41 @@ pub fn search_with(
     if let Allowance::Steps(steps) = budget {
         members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
     }
-
+    let scored = score_members(
+        &evaluator, &tasks, &members, budget, threads, stop, per_final, floor, progress,
+    );
+    // The makespan objective's prefetched members (`prefetch`), scored on top of the budget
+    // like the leads, so that the chains start and spend as without them; their best orders
+    // join the finalists.
+    let prefetch = if objective == Objective::Makespan && !scored.met && !out_of_time() {
+        let extra = prefetch_members(module, &members, &scored.orders);
+        let more = score_members(
+            &evaluator,
+            &tasks,
+            &extra,
+            Allowance::Steps(extra.len() as u64),
+            threads,
+            stop,
+            per_final,
+            floor,
+            &Silent,
+        );
+        Some((extra, more))
+    } else {
+        None
+    };
     let Scored {
         orders,
         scores,
         spent,
         met,
-    } = score_members(
-        &evaluator, &tasks, &members, budget, threads, stop, per_final, floor, progress,
-    );
+    } = scored;
     let ranked = rank(objective, &scores);
     let portfolio_best = ranked.first().map_or(u64::MAX, |(k, _)| k[0]);
 
     // Chains, each with a fixed share of what is left; under a time limit they stop early
     // enough for the other finalists to run in the time that remains.
-    let left = budget.minus(match budget {
-        Allowance::Steps(_) => Allowance::Steps(spent.steps),
-        Allowance::Work(_) => Allowance::Work(spent.work),
-    });
+    let left = budget.minus(spent.of(budget));
     let most_chains = match objective {
         Objective::Makespan => CHAINS,
         Objective::Peak | Objective::Traffic => DEEP_CHAINS,
@@ -531,6 +556,18 @@ pub fn search_with(
             pool
         })
         .collect();
+    let mut lead_pools = lead_pools;
+    if let Some((extra, more)) = &prefetch {
+        let mut pool: Vec<Entry<'_>> = rank(objective, &more.scores)
+            .into_iter()
+            .map(|(k, i)| {
+                let measure = more.scores[i].unwrap_or_default();
+                (k, measure, extra[i].0.clone(), more.orders[i].as_slice())
+            })
+            .collect();
+        pool.sort_by_key(|entry| entry.0);
+        lead_pools.push(pool);
+    }
     let finalists = finalists(objective, "mpas", &mpas_order, &pool, &lead_pools);
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
         .flat_map(|f| victims.iter().map(move |&v| (f, v)))
@@ -609,10 +646,16 @@ pub fn search_with(
         floor_runs = runs as u64;
     }
     let final_work = (1 + done as u64) * evaluator.finish_work();
+    let prefetch_spent = prefetch
+        .as_ref()
+        .map(|(_, more)| more.spent)
+        .unwrap_or_default();
     let lead_evaluations = leads.iter().flatten().map(|l| l.spent.steps).sum::<u64>()
-        + lead_found.iter().map(|f| f.evaluations).sum::<u64>();
+        + lead_found.iter().map(|f| f.evaluations).sum::<u64>()
+        + prefetch_spent.steps;
     let lead_work = leads.iter().flatten().map(|l| l.spent.work).sum::<u64>()
-        + lead_found.iter().map(|f| f.work).sum::<u64>();
+        + lead_found.iter().map(|f| f.work).sum::<u64>()
+        + prefetch_spent.work;
     Ok(Searched {
         order,
         measure,

@@ -48,6 +48,15 @@ pub(crate) enum Start {
     Tasks(TaskOrder),
 }
 
+/// The members read off the beams (`super::beam`), whose orders follow the structure rather
+/// than the numbering.
+pub(crate) const BEAM_LED: [&str; 4] = [
+    "mpas-along-beam",
+    "mpas-along-beam-guests",
+    "beam",
+    "beam-guests",
+];
+
 /// The feeder placements every task order is tried with: (lead, inline).
 pub(crate) const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
 

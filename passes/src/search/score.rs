@@ -72,6 +72,16 @@ pub(crate) struct Spent {
     pub(crate) work: u64,
 }
 
+impl Spent {
+    /// What was spent, in `budget`'s currency.
+    pub(crate) fn of(self, budget: Allowance) -> Allowance {
+        match budget {
+            Allowance::Steps(_) => Allowance::Steps(self.steps),
+            Allowance::Work(_) => Allowance::Work(self.work),
+        }
+    }
+}
+
 impl std::ops::Sub for Spent {
     type Output = Spent;
     fn sub(self, before: Spent) -> Spent {
