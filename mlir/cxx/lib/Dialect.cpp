@@ -495,7 +495,8 @@ template <typename OpT> bool holds(OpT op, const LatticeDialect &d) {
     unsigned buffers = 1;
     if constexpr (std::is_same_v<OpT, CommandOp>) {
       ArrayRef<int32_t> sizes = p.operandSegmentSizes;
-      if (sizes[0] < 0 || sizes[1] < 0 || static_cast<unsigned>(sizes[0] + sizes[1]) != n ||
+      if (sizes[0] < 0 || sizes[1] < 0 ||
+          static_cast<uint64_t>(sizes[0]) + static_cast<uint64_t>(sizes[1]) != n ||
           !p.opcode || !p.pipe || !ofType(p.cycles, u64))
         return false;
       buffers = sizes[0];
