@@ -25,10 +25,12 @@
 //! start, seed and share) — the traffic lead's chain in the place of one of its own chains, the
 //! peak lead's on top —, with each lead's best orders among its finalists; so its plan is never
 //! slower than the traffic or peak objective's whenever that one comes from that search's first
-//! chain or its portfolio. It also scores the *prefetched* members (`prefetch`: the beam-led op
-//! orders with their loads run ahead) on top of the budget, outside the ranking the chains start
-//! from, and adds the best two to its finalists; so every chain and finalist is what it would be
-//! without them, and the result is never slower. Last, on modules of at most
+//! chain or its portfolio. After the chains it also scores *prefetched* orders (`prefetch`: the
+//! beam-led op orders and the two best candidates so far, with their loads run ahead) on top of
+//! the budget, outside the ranking the chains start from, and adds the best two of each kind
+//! to its finalists (their final-stage runs on top too, as the leads'; on modules of at most
+//! `FAMILY_FLOOR_OPS` ops); so every chain and
+//! finalist is what it would be without them, and the result is never slower. Last, on modules of at most
 //! `FAMILY_FLOOR_OPS` ops, the *family floor* (`family_floor`): the reverse depth-first family's
 //! orders, every feeder placement, through the back end under DLR's own key, outside the budget
 //! (at most 20 runs), so the result is never worse than the family's best. Invariants:
@@ -110,13 +112,22 @@ use lead::{lead, Lead};
 use local::{chain, Space};
 use options::AUTO_WORK;
 use portfolio::portfolio;
-use prefetch::prefetch_members;
+use prefetch::{beam_led, prefetch_members};
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
 use stages::{
     chain_seed, in_batches, parallel, rank, score_members, search_allowance, task_starts, Scored,
 };
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use tasks::Tasks;
+
+/// How many of the best candidates after the chains the makespan objective also prefetches
+/// (`prefetch`), beside the beam-led members.
+const PREFETCHED_BEST: usize = 2;
+
+/// The makespan objective's pools of prefetched orders (`prefetch`): the beam-led members' and
+/// the best candidates', each with [`FINALISTS_PER_KEY`] finalists.
+const PREFETCH_POOLS: usize = 2;
 
 /// Local-search chains for the makespan objective (fixed, so the result does not depend on the
 /// thread count). Its search-stage key (Freeze's timing) only stands in for CPE's makespan, which
@@ -301,10 +312,12 @@ pub fn search_with(
         &evaluator,
         total,
     );
-    // The makespan objective's traffic lead (below) runs its finalists on top, when the half of
-    // a work budget kept for the final stage has room for them after the objective's own.
+    // The makespan objective's leads and prefetched members (below) run their finalists on top,
+    // when the half of a work budget kept for the final stage has room for them after the
+    // objective's own.
     if options.objective == Objective::Makespan {
-        let most = objective_finalists(Objective::Makespan) + LEADS.len() * FINALISTS_PER_KEY;
+        let most = objective_finalists(Objective::Makespan)
+            + (LEADS.len() + PREFETCH_POOLS) * FINALISTS_PER_KEY;
         other_jobs = search_allowance(most, victims.len(), &evaluator, total).0;
     }
     let build_work = evaluator.build_work();
@@ -363,26 +376,6 @@ pub fn search_with(
     let scored = score_members(
         &evaluator, &tasks, &members, budget, threads, stop, per_final, floor, progress,
     );
-    // The makespan objective's prefetched members (`prefetch`), scored on top of the budget
-    // like the leads, so that the chains start and spend as without them; their best orders
-    // join the finalists.
-    let prefetch = if objective == Objective::Makespan && !scored.met && !out_of_time() {
-        let extra = prefetch_members(module, &members, &scored.orders);
-        let more = score_members(
-            &evaluator,
-            &tasks,
-            &extra,
-            Allowance::Steps(extra.len() as u64),
-            threads,
-            stop,
-            per_final,
-            floor,
-            &Silent,
-        );
-        Some((extra, more))
-    } else {
-        None
-    };
     let Scored {
         orders,
         scores,
@@ -528,6 +521,37 @@ pub fn search_with(
     );
     pool.sort_by_key(|entry| entry.0);
     let search_best = pool.first().map_or(u64::MAX, |entry| entry.0[0]);
+    // The makespan objective's prefetched members (`prefetch`): the beam-led members' and the
+    // best candidates' orders after the chains, with their loads run ahead, scored on top of
+    // the budget like the leads, so that the chains start and spend as without them; the best
+    // two of each kind join the finalists. Only where the family floor runs
+    // (`FAMILY_FLOOR_OPS`), which bounds what is spent outside the budget.
+    let prefetch =
+        if objective == Objective::Makespan && ops <= FAMILY_FLOOR_OPS && !met && !out_of_time() {
+            let mut seen: BTreeSet<Vec<OpId>> = orders.iter().cloned().collect();
+            let best: Vec<(String, &[OpId])> = pool
+                .iter()
+                .take(PREFETCHED_BEST)
+                .map(|entry| (entry.2.clone(), entry.3))
+                .collect();
+            let mut extra = prefetch_members(module, &beam_led(&members), &mut seen);
+            let beam_led = extra.len();
+            extra.extend(prefetch_members(module, &best, &mut seen));
+            let more = score_members(
+                &evaluator,
+                &tasks,
+                &extra,
+                Allowance::Steps(extra.len() as u64),
+                threads,
+                stop,
+                per_final,
+                floor,
+                &Silent,
+            );
+            Some((extra, beam_led, more))
+        } else {
+            None
+        };
     // Each lead's pool: its members by its key, and its chain's best.
     let lead_pools: Vec<Vec<Entry<'_>>> = leads
         .iter()
@@ -557,16 +581,20 @@ pub fn search_with(
         })
         .collect();
     let mut lead_pools = lead_pools;
-    if let Some((extra, more)) = &prefetch {
-        let mut pool: Vec<Entry<'_>> = rank(objective, &more.scores)
-            .into_iter()
-            .map(|(k, i)| {
-                let measure = more.scores[i].unwrap_or_default();
-                (k, measure, extra[i].0.clone(), more.orders[i].as_slice())
-            })
-            .collect();
-        pool.sort_by_key(|entry| entry.0);
-        lead_pools.push(pool);
+    if let Some((extra, beam_led, more)) = &prefetch {
+        // One pool per kind (the beam-led members' first), so neither takes the other's place.
+        for kind in [0..*beam_led, *beam_led..more.orders.len()] {
+            let mut pool: Vec<Entry<'_>> = rank(objective, &more.scores)
+                .into_iter()
+                .filter(|(_, i)| kind.contains(i))
+                .map(|(k, i)| {
+                    let measure = more.scores[i].unwrap_or_default();
+                    (k, measure, extra[i].0.clone(), more.orders[i].as_slice())
+                })
+                .collect();
+            pool.sort_by_key(|entry| entry.0);
+            lead_pools.push(pool);
+        }
     }
     let finalists = finalists(objective, "mpas", &mpas_order, &pool, &lead_pools);
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
@@ -648,7 +676,7 @@ pub fn search_with(
     let final_work = (1 + done as u64) * evaluator.finish_work();
     let prefetch_spent = prefetch
         .as_ref()
-        .map(|(_, more)| more.spent)
+        .map(|(_, _, more)| more.spent)
         .unwrap_or_default();
     let lead_evaluations = leads.iter().flatten().map(|l| l.spent.steps).sum::<u64>()
         + lead_found.iter().map(|f| f.evaluations).sum::<u64>()
