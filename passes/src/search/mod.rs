@@ -28,8 +28,8 @@
 //! chain or its portfolio. After the chains it also scores *prefetched* orders (`prefetch`: the
 //! beam-led op orders and the two best candidates so far, with their loads run ahead) on top of
 //! the budget, outside the ranking the chains start from, and adds the best two of each kind
-//! to its finalists (their final-stage runs on top too, as the leads'; on modules of at most
-//! `FAMILY_FLOOR_OPS` ops); so every chain and
+//! to its finalists (their final-stage runs on top too, as the leads'; when chains ran, on
+//! modules of at most `FAMILY_FLOOR_OPS` ops); so every chain and
 //! finalist is what it would be without them, and the result is never slower. Last, on modules of at most
 //! `FAMILY_FLOOR_OPS` ops, the *family floor* (`family_floor`): the reverse depth-first family's
 //! orders, every feeder placement, through the back end under DLR's own key, outside the budget
@@ -524,34 +524,37 @@ pub fn search_with(
     // The makespan objective's prefetched members (`prefetch`): the beam-led members' and the
     // best candidates' orders after the chains, with their loads run ahead, scored on top of
     // the budget like the leads, so that the chains start and spend as without them; the best
-    // two of each kind join the finalists. Only where the family floor runs
-    // (`FAMILY_FLOOR_OPS`), which bounds what is spent outside the budget.
-    let prefetch =
-        if objective == Objective::Makespan && ops <= FAMILY_FLOOR_OPS && !met && !out_of_time() {
-            let mut seen: BTreeSet<Vec<OpId>> = orders.iter().cloned().collect();
-            let best: Vec<(String, &[OpId])> = pool
-                .iter()
-                .take(PREFETCHED_BEST)
-                .map(|entry| (entry.2.clone(), entry.3))
-                .collect();
-            let mut extra = prefetch_members(module, &beam_led(&members), &mut seen);
-            let beam_led = extra.len();
-            extra.extend(prefetch_members(module, &best, &mut seen));
-            let more = score_members(
-                &evaluator,
-                &tasks,
-                &extra,
-                Allowance::Steps(extra.len() as u64),
-                threads,
-                stop,
-                per_final,
-                floor,
-                &Silent,
-            );
-            Some((extra, beam_led, more))
-        } else {
-            None
-        };
+    // two of each kind join the finalists. Only when chains ran (as the leads) and where the
+    // family floor runs (`FAMILY_FLOOR_OPS`), which bounds what is spent outside the budget.
+    let prefetch = if objective == Objective::Makespan
+        && chains > 0
+        && ops <= FAMILY_FLOOR_OPS
+        && !out_of_time()
+    {
+        let mut seen: BTreeSet<Vec<OpId>> = orders.iter().cloned().collect();
+        let best: Vec<(String, &[OpId])> = pool
+            .iter()
+            .take(PREFETCHED_BEST)
+            .map(|entry| (entry.2.clone(), entry.3))
+            .collect();
+        let mut extra = prefetch_members(module, &beam_led(&members), &mut seen);
+        let beam_led = extra.len();
+        extra.extend(prefetch_members(module, &best, &mut seen));
+        let more = score_members(
+            &evaluator,
+            &tasks,
+            &extra,
+            Allowance::Steps(extra.len() as u64),
+            threads,
+            stop,
+            per_final,
+            floor,
+            &Silent,
+        );
+        Some((extra, beam_led, more))
+    } else {
+        None
+    };
     // Each lead's pool: its members by its key, and its chain's best.
     let lead_pools: Vec<Vec<Entry<'_>>> = leads
         .iter()
