@@ -245,7 +245,6 @@ const KNOWN_MISSES: &[&str] = &[
     "gen-random-n300-s2 Makespan", // [6324, 7285, 7285, 7285, 7285]: 1.152
     "gen-random-n400-s3 Makespan", // [9540, 11147, 12289, 12049, 12289]: 1.288
     "gen-random-n400-s3 Peak", // [1598, 1540, 1598, 1598, 1598]: 1.038
-    "gen-resnet-n400-s3 Peak", // [672, 672, 644, 484, 628]: 1.388
 ];
 
 /// Asserts every goal of [`misses`] on `runs` outside [`KNOWN_MISSES`]; prints the known ones.

@@ -17,7 +17,7 @@
 //! (its `--time-limits` table) are the user-facing side.
 //!
 //! The search: run MPAS's order through the real back end; group the tasks, build and score the
-//! portfolio; run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
+//! portfolio (with the shuffle members where MPAS leads it, `stages::score_portfolio`); run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
 //! of the best members, on its own seed and share of the budget; then run the best distinct
 //! orders through the real back end, in order of promise, and keep the best by the final key.
 //! The makespan objective also runs two *leads* (`Lead`): the traffic and the peak search's
@@ -25,7 +25,11 @@
 //! start, seed and share) — the traffic lead's chain in the place of one of its own chains, the
 //! peak lead's on top —, with each lead's best orders among its finalists; so its plan is never
 //! slower than the traffic or peak objective's whenever that one comes from that search's first
-//! chain or its portfolio. After the chains it also scores *prefetched* orders (`prefetch`: the
+//! chain or its portfolio without the shuffle members. The leads leave those out: they sample
+//! MPAS's ties, and a lead chain that started from one would move the makespan plan by chance
+//! (Conv_Case0: 455,753 → 457,266 cycles, the peak lead's chain from a shuffle instead of
+//! MPAS); on the numbering test's 135 copies the makespan plan is never slower all the same
+//! (docs/search.md). After the chains it also scores *prefetched* orders (`prefetch`: the
 //! beam-led op orders and the two best candidates so far, with their loads run ahead) on top of
 //! the budget, outside the ranking the chains start from, and adds the best two of each kind
 //! to its finalists (their final-stage runs on top too, as the leads'; when chains ran, on
@@ -90,6 +94,7 @@ pub mod renumbered;
 mod repair;
 pub mod report;
 pub mod score;
+mod shuffle;
 mod stages;
 mod tasks;
 #[cfg(test)]
@@ -115,7 +120,8 @@ use portfolio::portfolio;
 use prefetch::{beam_led, prefetch_members};
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
 use stages::{
-    chain_seed, in_batches, parallel, rank, score_members, search_allowance, task_starts, Scored,
+    chain_seed, in_batches, parallel, rank, score_members, score_portfolio, search_allowance,
+    task_starts, Scored,
 };
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -373,8 +379,19 @@ pub fn search_with(
     if let Allowance::Steps(steps) = budget {
         members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
     }
-    let scored = score_members(
-        &evaluator, &tasks, &members, budget, threads, stop, per_final, floor, progress,
+    // The leads score the portfolio as built, without the shuffle members (see the header).
+    let built = members.len();
+    let scored = score_portfolio(
+        module,
+        &evaluator,
+        &tasks,
+        &mut members,
+        budget,
+        threads,
+        stop,
+        per_final,
+        floor,
+        progress,
     );
     let Scored {
         orders,
@@ -419,7 +436,7 @@ pub fn search_with(
                 lead_evaluator,
                 module,
                 &tasks,
-                &members,
+                &members[..built],
                 &mpas,
                 options,
                 threads,

@@ -18,18 +18,25 @@
 //!   beam searches' least-peak op orders themselves (`super::beam`, alone and with guests),
 //!   read off the structure alone.
 //!
+//! - Only where MPAS leads the scored portfolio (`super::stages::score_portfolio`), the
+//!   shuffle members ([`shuffles`]): MPAS along structural shuffles (`super::shuffle`), so that
+//!   its ties and L0 turns are drawn alike for every numbering instead of taken from the ids
+//!   (gen-resnet-n400-s3: MPAS's peak 484–672 over five numberings, 460 on each with them).
+//!
 //! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out.
 //! MPAS's order is the caller's (the search runs it through the back end before building the
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
 //! with the members so far when told to (a time limit). O(P · realize) to build P members,
 //! plus the two beams and an MPAS run (with a renumbering, O(V + E + B log B)) along each, on
-//! modules of at most `BEAM_OPS` ops.
+//! modules of at most `BEAM_OPS` ops; the shuffle members the fingerprints and [`SHUFFLES`]
+//! shuffles, renumberings and MPAS runs.
 
 use super::beam::{beam, Opening, BEAM_OPS};
 use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::{curves, detect};
 use super::nest::nested;
 use super::realize::TaskOrder;
+use super::shuffle::shuffled;
 use super::tasks::Tasks;
 use crate::analysis::{bottom_levels, BottomLevels};
 use crate::order::engine::{traverse, KeyHeap, Lifecycle};
@@ -38,6 +45,9 @@ use crate::order::{mpas_order, order_by, MpasOptions, OrderError, Policy};
 use crate::renumber::along;
 use lattice::OptionType;
 use lattice_lir::{Module, OpId};
+
+/// How many structural shuffles MPAS runs along ([`shuffles`]).
+const SHUFFLES: u64 = 4;
 
 /// A portfolio member.
 #[derive(Clone, Debug)]
@@ -147,6 +157,27 @@ pub(crate) fn portfolio(
             .map(|(name, order)| (name.to_string(), Start::Ops(order))),
     );
     Ok(members)
+}
+
+/// The shuffle members: MPAS along each of [`SHUFFLES`] structural shuffles of `module`
+/// (`super::shuffle`, seeds 1 to [`SHUFFLES`]), named `mpas-along-shuffle-K`, on modules of at
+/// most `BEAM_OPS` ops; those built while `go_on` says yes. The search adds them only where MPAS
+/// leads the scored portfolio (`super::stages::score_portfolio`).
+pub(crate) fn shuffles(module: &Module, go_on: &dyn Fn() -> bool) -> Vec<(String, Start)> {
+    if module.ops.len() > BEAM_OPS {
+        return Vec::new();
+    }
+    let Ok(graph) = Graph::build_with(module, false) else {
+        return Vec::new();
+    };
+    let print = fingerprints(&graph);
+    (1..=SHUFFLES)
+        .take_while(|_| go_on())
+        .filter_map(|seed| {
+            let turned = mpas_along(module, &shuffled(&graph, &print, seed))?;
+            Some((format!("mpas-along-shuffle-{seed}"), Start::Ops(turned)))
+        })
+        .collect()
 }
 
 /// The task orders (see the module docs), each with every feeder placement, after `members`

@@ -1,20 +1,23 @@
 //! The stages `order-search` runs for its own objective and for the makespan objective's
-//! traffic lead (`super::lead`) alike: the split of a budget between the search and the final
-//! stage, the portfolio scored in member order, its ranking, the chains' starts and seeds, and
-//! the deterministic parallel map they run on, and the back-end runs in batches that a time limit
-//! stops (the final stage's and the family floor's). Invariant: every result comes in member or index
-//! order, so the thread count changes only the wall time.
+//! leads (`super::lead`) alike: the split of a budget between the search and the final stage,
+//! the portfolio scored in member order (for the search's own objective, with the shuffle
+//! members where MPAS leads it), its ranking, the chains' starts and seeds, the deterministic
+//! parallel map they run on, and the back-end runs in batches that a time limit stops (the
+//! final stage's and the family floor's).
+//! Invariant: every result comes in member or index order, so the thread count changes only the
+//! wall time.
 //!
-//! Cost: scoring is one realization and one search-stage score per member; ranking
-//! O(M log M) for M members; the rest O(1) or O(n) in what it is given.
+//! Cost: scoring is one realization and one search-stage score per member (and, where MPAS
+//! leads, building the shuffle members); ranking O(M log M) for M members; the rest O(1) or
+//! O(n) in what it is given.
 
 use super::options::Objective;
-use super::portfolio::Start;
+use super::portfolio::{shuffles, Start};
 use super::progress::Progress;
 use super::realize::{realize, TaskOrder};
 use super::score::{key, realize_work, value, Allowance, Evaluator, Key, Measure, Spent};
 use super::tasks::Tasks;
-use lattice_lir::OpId;
+use lattice_lir::{Module, OpId};
 use std::time::{Duration, Instant};
 
 /// How many final-stage jobs besides MPAS's first run a search with at most `most_finalists`
@@ -110,6 +113,59 @@ pub(super) fn score_members(
             scored.scores.push(measure);
         }
     }
+    scored
+}
+
+/// [`score_members`] on `members` (the portfolio of `module`), then, when MPAS (member 0)
+/// leads the ranking (no member's key beats its own) and neither the budget, the floor nor a time limit
+/// has ended the scoring, the shuffle members (`super::portfolio::shuffles`) appended to
+/// `members` and scored with what is left. Why: where no member built from the structure
+/// reaches MPAS's value, MPAS's tie-breaks and L0 turns decide the plan, and those follow the
+/// input's numbering; elsewhere the portfolio, and so every chain's start, is as without them.
+/// (Only where no member ties MPAS's value would leave out modules where an order that follows
+/// the numbering, such as `sink-dfs`, happens to tie it: gen-resnet-n400-s3 numbered by MPAS.)
+#[allow(clippy::too_many_arguments)]
+pub(super) fn score_portfolio(
+    module: &Module,
+    evaluator: &Evaluator<'_>,
+    tasks: &Tasks,
+    members: &mut Vec<(String, Start)>,
+    budget: Allowance,
+    threads: usize,
+    stop: Option<Instant>,
+    per_final: Duration,
+    floor: u64,
+    progress: &dyn Progress,
+) -> Scored {
+    let mut scored = score_members(
+        evaluator, tasks, members, budget, threads, stop, per_final, floor, progress,
+    );
+    let ranked = rank(evaluator.objective, &scored.scores);
+    // No member's key beats MPAS's (ties: member order, MPAS first).
+    let mpas_leads = ranked.first().is_some_and(|&(_, i)| i == 0);
+    let left = budget.minus(scored.spent.of(budget));
+    let in_time = || stop.is_none_or(|d| Instant::now() < d);
+    if scored.met || !mpas_leads || scored.orders.len() < members.len() || left.is_empty() {
+        return scored;
+    }
+    let first = members.len();
+    members.extend(shuffles(module, &in_time));
+    let more = score_members(
+        evaluator,
+        tasks,
+        &members[first..],
+        left,
+        threads,
+        stop,
+        per_final,
+        floor,
+        progress,
+    );
+    scored.orders.extend(more.orders);
+    scored.scores.extend(more.scores);
+    scored.spent.steps += more.spent.steps;
+    scored.spent.work += more.spent.work;
+    scored.met = more.met;
     scored
 }
 
