@@ -17,11 +17,12 @@
 //! module's ops (the copy's op `i` is `order[i]`).
 //!
 //! [`random_topological`] draws such an order uniformly among the ready ops at each step (a
-//! random Kahn traversal, deterministic by seed); another plan's σ is the other usual `order`
-//! (spill ops removed). The renumbered module is unplanned (`parsed`): a plan is bound to its ids.
+//! random Kahn traversal, deterministic by seed, [`drawn_topological`], which the search's
+//! structural shuffles share); another plan's σ is the other usual `order` (spill ops
+//! removed). The renumbered module is unplanned (`parsed`): a plan is bound to its ids.
 //!
 //! O(V + E + B log B) time, O(V + E + B) memory; the random order O(V + E) (a swap-remove
-//! ready list).
+//! ready list), the structural one O(V · R + E) for at most R ops ready at once.
 
 use crate::order::graph::Graph;
 use crate::order::OrderError;
@@ -183,21 +184,47 @@ pub fn along(
 /// A random topological order of `module`'s precedence graph (dependencies and buffer
 /// lifetimes, no L0 turns): at each step a uniformly drawn ready op. Deterministic by `seed`.
 pub fn random_topological(module: &Module, seed: u64) -> Result<Vec<OpId>, OrderError> {
-    let graph = Graph::build_with(module, false)?;
+    Ok(drawn_topological(
+        &Graph::build_with(module, false)?,
+        seed,
+        None,
+    ))
+}
+
+/// A topological order of `graph` whose every step takes the ready op at a uniformly drawn
+/// index of the ready list (deterministic by `seed`). Without `print` the list holds the ready
+/// ops in the order they became ready (swap-removed, O(1) a step); with it, sorted by
+/// (`print`, id), so that a draw names an op by its place in the structure
+/// (`crate::search::shuffle`; O(R) a step for R ready ops).
+pub(crate) fn drawn_topological(graph: &Graph<'_>, seed: u64, print: Option<&[u64]>) -> Vec<OpId> {
     let n = graph.len();
+    let key = |v: OpId| (print.map_or(0, |p| p[v.index()]), v);
     let mut missing: Vec<usize> = (0..n).map(|v| graph.preds(OpId::new(v)).len()).collect();
     let mut ready: Vec<OpId> = (0..n).filter(|&v| missing[v] == 0).map(OpId::new).collect();
+    if print.is_some() {
+        ready.sort_unstable_by_key(|&v| key(v));
+    }
     let mut rng = Rng::new(seed);
     let mut order = Vec::with_capacity(n);
     while !ready.is_empty() {
-        let op = ready.swap_remove(rng.range(0, ready.len() - 1));
+        let at = rng.range(0, ready.len() - 1);
+        let op = if print.is_some() {
+            ready.remove(at)
+        } else {
+            ready.swap_remove(at)
+        };
         order.push(op);
         for &s in graph.succs(op) {
             missing[s.index()] -= 1;
             if missing[s.index()] == 0 {
-                ready.push(s);
+                if print.is_some() {
+                    let at = ready.partition_point(|&r| key(r) < key(s));
+                    ready.insert(at, s);
+                } else {
+                    ready.push(s);
+                }
             }
         }
     }
-    Ok(order)
+    order
 }

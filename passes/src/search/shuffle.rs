@@ -20,31 +20,13 @@
 //! (sorted insertion into the ready list).
 
 use crate::order::graph::Graph;
-use crate::rng::Rng;
+use crate::renumber::drawn_topological;
 use lattice_lir::OpId;
 
 /// A structural random topological order of `graph` (built without L0 turns), `print` its ops'
 /// fingerprints; the draws follow `seed`.
 pub(crate) fn shuffled(graph: &Graph<'_>, print: &[u64], seed: u64) -> Vec<OpId> {
-    let n = graph.len();
-    let key = |v: OpId| (print[v.index()], v);
-    let mut missing: Vec<usize> = (0..n).map(|v| graph.preds(OpId::new(v)).len()).collect();
-    let mut ready: Vec<OpId> = (0..n).filter(|&v| missing[v] == 0).map(OpId::new).collect();
-    ready.sort_unstable_by_key(|&v| key(v));
-    let mut rng = Rng::new(seed);
-    let mut order = Vec::with_capacity(n);
-    while !ready.is_empty() {
-        let op = ready.remove(rng.range(0, ready.len() - 1));
-        order.push(op);
-        for &s in graph.succs(op) {
-            missing[s.index()] -= 1;
-            if missing[s.index()] == 0 {
-                let at = ready.partition_point(|&r| key(r) < key(s));
-                ready.insert(at, s);
-            }
-        }
-    }
-    order
+    drawn_topological(graph, seed, Some(print))
 }
 
 #[cfg(all(test, feature = "generate"))]
