@@ -66,12 +66,13 @@
 //!   within a time limit's reach, than the best order of the reverse depth-first family.
 //!
 //! Cost: the budget's work units — for the makespan objective plus its leads' portfolio scoring
-//! and chains and its prefetched members' scoring, less the share of the chain the traffic lead
-//! replaces — (plus, for a step budget,
-//! (budget) × (one realization or O(V) move + one score) + finalists × back end), plus at most
-//! 20 back-end runs of the family floor on modules of at most `FAMILY_FLOOR_OPS` ops, plus the
-//! two beam members' builds and an MPAS run along each (`beam`, `portfolio`; outside the
-//! budget, on modules of at most `BEAM_OPS` ops).
+//! and chains and its prefetched orders' scoring, less the share of the chain the traffic lead
+//! replaces — (plus, for a step budget, (budget) × (one realization or O(V) move + one score) +
+//! finalists × back end), plus at most 20 back-end runs of the family floor on modules of at
+//! most `FAMILY_FLOOR_OPS` ops, plus, outside the budget on modules of at most `BEAM_OPS` ops,
+//! the two beam members' builds and an MPAS run along each (`beam`, `portfolio`) and, where
+//! MPAS leads the portfolio, the shuffle members' fingerprints, shuffles and MPAS runs
+//! (`shuffle`, `portfolio::shuffles`; their scoring is within the budget).
 
 mod beam;
 mod family;

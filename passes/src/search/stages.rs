@@ -3,9 +3,8 @@
 //! the portfolio scored in member order (for the search's own objective, with the shuffle
 //! members where MPAS leads it), its ranking, the chains' starts and seeds, the deterministic
 //! parallel map they run on, and the back-end runs in batches that a time limit stops (the
-//! final stage's and the family floor's).
-//! Invariant: every result comes in member or index order, so the thread count changes only the
-//! wall time.
+//! final stage's and the family floor's). Invariant: every result comes in member or index
+//! order, so the thread count changes only the wall time.
 //!
 //! Cost: scoring is one realization and one search-stage score per member (and, where MPAS
 //! leads, building the shuffle members); ranking O(M log M) for M members; the rest O(1) or
@@ -117,13 +116,14 @@ pub(super) fn score_members(
 }
 
 /// [`score_members`] on `members` (the portfolio of `module`), then, when MPAS (member 0)
-/// leads the ranking (no member's key beats its own) and neither the budget, the floor nor a time limit
-/// has ended the scoring, the shuffle members (`super::portfolio::shuffles`) appended to
-/// `members` and scored with what is left. Why: where no member built from the structure
-/// reaches MPAS's value, MPAS's tie-breaks and L0 turns decide the plan, and those follow the
+/// leads the ranking (no member's key beats its own) and neither the budget, the floor nor a
+/// time limit has ended the scoring, the shuffle members (`super::portfolio::shuffles`)
+/// appended to `members` and scored with what is left. Why: where no member built from the
+/// structure beats MPAS, MPAS's tie-breaks and L0 turns decide the plan, and those follow the
 /// input's numbering; elsewhere the portfolio, and so every chain's start, is as without them.
-/// (Only where no member ties MPAS's value would leave out modules where an order that follows
-/// the numbering, such as `sink-dfs`, happens to tie it: gen-resnet-n400-s3 numbered by MPAS.)
+/// (Asking that no member even tie MPAS's value would leave out modules where an order that
+/// follows the numbering, such as `sink-dfs`, happens to tie it: gen-resnet-n400-s3 numbered
+/// by MPAS.)
 #[allow(clippy::too_many_arguments)]
 pub(super) fn score_portfolio(
     module: &Module,
