@@ -605,7 +605,8 @@ pub fn search_with(
     if let Some((extra, beam_led, more)) = &prefetch {
         // One pool per kind (the beam-led members' first), so neither takes the other's place.
         for kind in [0..*beam_led, *beam_led..more.orders.len()] {
-            let mut pool: Vec<Entry<'_>> = rank(objective, &more.scores)
+            // `rank` orders by key already; the filter keeps that order.
+            let pool: Vec<Entry<'_>> = rank(objective, &more.scores)
                 .into_iter()
                 .filter(|(_, i)| kind.contains(i))
                 .map(|(k, i)| {
@@ -613,7 +614,6 @@ pub fn search_with(
                     (k, measure, extra[i].0.clone(), more.orders[i].as_slice())
                 })
                 .collect();
-            pool.sort_by_key(|entry| entry.0);
             lead_pools.push(pool);
         }
     }
