@@ -13,13 +13,12 @@ use super::floor;
 use super::local;
 use super::options::{Budget, SearchOptions, AUTO_WORK};
 use super::portfolio::Start;
-use super::progress::Silent;
 use super::realize::TaskOrder;
-use super::score::{value, Allowance, Evaluator, Key, Measure, Spent};
-use super::stages::{chain_seed, rank, score_members, search_allowance, task_starts, Scored};
-use super::tasks::Tasks;
+use super::score::{value, Allowance, Key, Measure, Spent};
+use super::stages::{
+    chain_seed, rank, score_members, search_allowance, task_starts, Scored, Scoring,
+};
 use lattice_lir::{Module, OpId};
-use std::time::{Duration, Instant};
 
 /// A *lead* of the makespan objective: what another objective's search, run with the same
 /// options, scores and first explores — its portfolio under its key, with that search's own
@@ -47,25 +46,23 @@ pub(super) struct LeadChain {
     pub(super) allowance: Allowance,
 }
 
-/// The lead of a makespan search of `module` for `evaluator`'s objective (traffic or peak),
-/// from the same `members` (already cut to a step budget, as that objective's search cuts
-/// them), mirroring `search_with`'s stages for that objective (`finalists`: the most finalists
-/// that search runs, MPAS's included; `deep_chains`: its chains); `None` where that search ends
-/// with MPAS's order before its portfolio (its floor met).
-#[allow(clippy::too_many_arguments)]
+/// The lead of a makespan search of `module` for `scoring`'s objective (traffic or peak;
+/// `scoring` is the makespan search's with the lead's evaluator, and the lead scores against
+/// its own objective's floor), from the same `members` (already cut to a step budget, as that
+/// objective's search cuts them), mirroring `search_with`'s stages for that objective
+/// (`finalists`: the most finalists that search runs, MPAS's included; `deep_chains`: its
+/// chains); `None` where that search ends with MPAS's order before its portfolio (its floor
+/// met).
 pub(super) fn lead(
-    evaluator: &Evaluator<'_>,
+    scoring: &Scoring<'_, '_>,
     module: &Module,
-    tasks: &Tasks,
     members: &[(String, Start)],
     mpas: &Measure,
     options: &SearchOptions,
-    threads: usize,
-    stop: Option<Instant>,
-    per_final: Duration,
     finalists: usize,
     deep_chains: usize,
 ) -> Option<Lead> {
+    let evaluator = scoring.evaluator;
     let objective = evaluator.objective;
     let floor = floor::floor(module, objective);
     if value(objective, mpas) <= floor {
@@ -83,9 +80,7 @@ pub(super) fn lead(
         scores,
         spent,
         met,
-    } = score_members(
-        evaluator, tasks, members, budget, threads, stop, per_final, floor, &Silent,
-    );
+    } = score_members(&Scoring { floor, ..*scoring }, members, budget);
     let ranked = rank(objective, &scores);
     let left = budget.minus(spent.of(budget));
     let chains = match left {

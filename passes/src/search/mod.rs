@@ -122,7 +122,7 @@ use prefetch::{beam_led, prefetch_members};
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
 use stages::{
     chain_seed, in_batches, parallel, rank, score_members, score_portfolio, search_allowance,
-    task_starts, Scored,
+    task_starts, Scored, Scoring,
 };
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -382,18 +382,16 @@ pub fn search_with(
     }
     // The leads score the portfolio as built, without the shuffle members (see the header).
     let built = members.len();
-    let scored = score_portfolio(
-        module,
-        &evaluator,
-        &tasks,
-        &mut members,
-        budget,
+    let scoring = Scoring {
+        evaluator: &evaluator,
+        tasks: &tasks,
         threads,
         stop,
         per_final,
         floor,
         progress,
-    );
+    };
+    let scored = score_portfolio(module, &scoring, &mut members, budget);
     let Scored {
         orders,
         scores,
@@ -433,16 +431,17 @@ pub fn search_with(
             if !runs || out_of_time() {
                 return None;
             }
+            let lead_scoring = Scoring {
+                evaluator: lead_evaluator,
+                progress: &Silent,
+                ..scoring
+            };
             lead(
-                lead_evaluator,
+                &lead_scoring,
                 module,
-                &tasks,
                 &members[..built],
                 &mpas,
                 options,
-                threads,
-                stop,
-                per_final,
                 objective_finalists(lead_evaluator.objective),
                 DEEP_CHAINS,
             )
@@ -558,17 +557,11 @@ pub fn search_with(
         let mut extra = prefetch_members(module, &beam_led(&members), &mut seen);
         let beam_led = extra.len();
         extra.extend(prefetch_members(module, &best, &mut seen));
-        let more = score_members(
-            &evaluator,
-            &tasks,
-            &extra,
-            Allowance::Steps(extra.len() as u64),
-            threads,
-            stop,
-            per_final,
-            floor,
-            &Silent,
-        );
+        let silent = Scoring {
+            progress: &Silent,
+            ..scoring
+        };
+        let more = score_members(&silent, &extra, Allowance::Steps(extra.len() as u64));
         Some((extra, beam_led, more))
     } else {
         None

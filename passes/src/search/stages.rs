@@ -1,7 +1,8 @@
 //! The stages `order-search` runs for its own objective and for the makespan objective's
 //! leads (`super::lead`) alike: the split of a budget between the search and the final stage,
 //! the portfolio scored in member order (for the search's own objective, with the shuffle
-//! members where MPAS leads it), its ranking, the chains' starts and seeds, the deterministic
+//! members where MPAS leads it; [`Scoring`] holds what every scoring shares, the leads' and the
+//! prefetched members' too), its ranking, the chains' starts and seeds, the deterministic
 //! parallel map they run on, and the back-end runs in batches that a time limit stops (the
 //! final stage's and the family floor's). Invariant: every result comes in member or index
 //! order, so the thread count changes only the wall time.
@@ -56,23 +57,39 @@ pub(super) struct Scored {
     pub(super) met: bool,
 }
 
-/// Scores `members` in batches of `threads` in member order, until `budget` is spent (the
-/// first member always) or a member meets `floor`, or, under a time limit, while the longest
-/// batch so far (at first `per_final`, a back-end run, which a search-stage score never
+/// What every scoring of members shares: the evaluator (and so the objective), the tasks a
+/// task order is realized with, the threads, when to stop (`stop`; `per_final`, a back-end
+/// run's time, the first batch's estimate), the floor, and whom to tell each step.
+#[derive(Clone, Copy)]
+pub(super) struct Scoring<'a, 'm> {
+    pub(super) evaluator: &'a Evaluator<'m>,
+    pub(super) tasks: &'a Tasks,
+    pub(super) threads: usize,
+    pub(super) stop: Option<Instant>,
+    pub(super) per_final: Duration,
+    pub(super) floor: u64,
+    pub(super) progress: &'a dyn Progress,
+}
+
+/// Scores `members` in batches of `scoring.threads` in member order, until `budget` is spent
+/// (the first member always) or a member meets the floor, or, under a time limit, while the
+/// longest batch so far (at first `per_final`, a back-end run, which a search-stage score never
 /// exceeds) still fits before `stop`. Members past the budget or past one that meets the floor
 /// are dropped, so the cut does not depend on the batch size.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn score_members(
-    evaluator: &Evaluator<'_>,
-    tasks: &Tasks,
+    scoring: &Scoring<'_, '_>,
     members: &[(String, Start)],
     budget: Allowance,
-    threads: usize,
-    stop: Option<Instant>,
-    per_final: Duration,
-    floor: u64,
-    progress: &dyn Progress,
 ) -> Scored {
+    let Scoring {
+        evaluator,
+        tasks,
+        threads,
+        stop,
+        per_final,
+        floor,
+        progress,
+    } = *scoring;
     let mut scored = Scored {
         orders: Vec::with_capacity(members.len()),
         scores: Vec::with_capacity(members.len()),
@@ -124,43 +141,24 @@ pub(super) fn score_members(
 /// (Asking that no member even tie MPAS's value would leave out modules where an order that
 /// follows the numbering, such as `sink-dfs`, happens to tie it: gen-resnet-n400-s3 numbered
 /// by MPAS.)
-#[allow(clippy::too_many_arguments)]
 pub(super) fn score_portfolio(
     module: &Module,
-    evaluator: &Evaluator<'_>,
-    tasks: &Tasks,
+    scoring: &Scoring<'_, '_>,
     members: &mut Vec<(String, Start)>,
     budget: Allowance,
-    threads: usize,
-    stop: Option<Instant>,
-    per_final: Duration,
-    floor: u64,
-    progress: &dyn Progress,
 ) -> Scored {
-    let mut scored = score_members(
-        evaluator, tasks, members, budget, threads, stop, per_final, floor, progress,
-    );
-    let ranked = rank(evaluator.objective, &scored.scores);
+    let mut scored = score_members(scoring, members, budget);
+    let ranked = rank(scoring.evaluator.objective, &scored.scores);
     // No member's key beats MPAS's (ties: member order, MPAS first).
     let mpas_leads = ranked.first().is_some_and(|&(_, i)| i == 0);
     let left = budget.minus(scored.spent.of(budget));
-    let in_time = || stop.is_none_or(|d| Instant::now() < d);
+    let in_time = || scoring.stop.is_none_or(|d| Instant::now() < d);
     if scored.met || !mpas_leads || scored.orders.len() < members.len() || left.is_empty() {
         return scored;
     }
     let first = members.len();
     members.extend(shuffles(module, &in_time));
-    let more = score_members(
-        evaluator,
-        tasks,
-        &members[first..],
-        left,
-        threads,
-        stop,
-        per_final,
-        floor,
-        progress,
-    );
+    let more = score_members(scoring, &members[first..], left);
     scored.orders.extend(more.orders);
     scored.scores.extend(more.scores);
     scored.spent.steps += more.spent.steps;
