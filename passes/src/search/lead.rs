@@ -15,9 +15,7 @@ use super::options::{Budget, SearchOptions, AUTO_WORK};
 use super::portfolio::Start;
 use super::realize::TaskOrder;
 use super::score::{value, Allowance, Key, Measure, Spent};
-use super::stages::{
-    chain_seed, rank, score_members, search_allowance, task_starts, Scored, Scoring,
-};
+use super::stages::{chain_seed, score_members, search_allowance, task_starts, Scored, Scoring};
 use lattice_lir::{Module, OpId};
 
 /// A *lead* of the makespan objective: what another objective's search, run with the same
@@ -78,10 +76,10 @@ pub(super) fn lead(
     let Scored {
         orders,
         scores,
+        ranked,
         spent,
         met,
     } = score_members(&Scoring { floor, ..*scoring }, members, budget);
-    let ranked = rank(objective, &scores);
     let left = budget.minus(spent.of(budget));
     let chains = match left {
         _ if met || ranked.is_empty() || left.is_empty() => 0,

@@ -121,7 +121,7 @@ use portfolio::portfolio;
 use prefetch::{beam_led, prefetch_members};
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
 use stages::{
-    chain_seed, in_batches, parallel, rank, score_members, score_portfolio, search_allowance,
+    chain_seed, in_batches, parallel, score_members, score_portfolio, search_allowance,
     task_starts, Scored, Scoring,
 };
 use std::collections::BTreeSet;
@@ -395,10 +395,10 @@ pub fn search_with(
     let Scored {
         orders,
         scores,
+        ranked,
         spent,
         met,
     } = scored;
-    let ranked = rank(objective, &scores);
     let portfolio_best = ranked.first().map_or(u64::MAX, |(k, _)| k[0]);
 
     // Chains, each with a fixed share of what is left; under a time limit they stop early
@@ -598,11 +598,12 @@ pub fn search_with(
     if let Some((extra, beam_led, more)) = &prefetch {
         // One pool per kind (the beam-led members' first), so neither takes the other's place.
         for kind in [0..*beam_led, *beam_led..more.orders.len()] {
-            // `rank` orders by key already; the filter keeps that order.
-            let pool: Vec<Entry<'_>> = rank(objective, &more.scores)
-                .into_iter()
+            // `more.ranked` is by key already; the filter keeps that order.
+            let pool: Vec<Entry<'_>> = more
+                .ranked
+                .iter()
                 .filter(|(_, i)| kind.contains(i))
-                .map(|(k, i)| {
+                .map(|&(k, i)| {
                     let measure = more.scores[i].unwrap_or_default();
                     (k, measure, extra[i].0.clone(), more.orders[i].as_slice())
                 })

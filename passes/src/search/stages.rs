@@ -52,6 +52,8 @@ pub(super) struct Scored {
     pub(super) orders: Vec<Vec<OpId>>,
     /// Its search-stage measure (`None`: infeasible).
     pub(super) scores: Vec<Option<Measure>>,
+    /// The feasible members by the objective's key, best first ([`rank`]).
+    pub(super) ranked: Vec<(Key, usize)>,
     pub(super) spent: Spent,
     /// Whether the last member scored meets the floor (no later one is scored, no chain runs).
     pub(super) met: bool,
@@ -93,6 +95,7 @@ pub(super) fn score_members(
     let mut scored = Scored {
         orders: Vec::with_capacity(members.len()),
         scores: Vec::with_capacity(members.len()),
+        ranked: Vec::new(),
         spent: Spent::default(),
         met: false,
     };
@@ -129,6 +132,7 @@ pub(super) fn score_members(
             scored.scores.push(measure);
         }
     }
+    scored.ranked = rank(evaluator.objective, &scored.scores);
     scored
 }
 
@@ -148,9 +152,8 @@ pub(super) fn score_portfolio(
     budget: Allowance,
 ) -> Scored {
     let mut scored = score_members(scoring, members, budget);
-    let ranked = rank(scoring.evaluator.objective, &scored.scores);
     // No member's key beats MPAS's (ties: member order, MPAS first).
-    let mpas_leads = ranked.first().is_some_and(|&(_, i)| i == 0);
+    let mpas_leads = scored.ranked.first().is_some_and(|&(_, i)| i == 0);
     let left = budget.minus(scored.spent.of(budget));
     let in_time = || scoring.stop.is_none_or(|d| Instant::now() < d);
     if scored.met || !mpas_leads || scored.orders.len() < members.len() || left.is_empty() {
@@ -161,6 +164,11 @@ pub(super) fn score_portfolio(
     let more = score_members(scoring, &members[first..], left);
     scored.orders.extend(more.orders);
     scored.scores.extend(more.scores);
+    // Both rankings are sorted by (key, member), so the sort merges the two runs into the
+    // ranking of all the members.
+    let shifted = more.ranked.into_iter().map(|(k, i)| (k, first + i));
+    scored.ranked.extend(shifted);
+    scored.ranked.sort();
     scored.spent.steps += more.spent.steps;
     scored.spent.work += more.spent.work;
     scored.met = more.met;
@@ -168,7 +176,7 @@ pub(super) fn score_portfolio(
 }
 
 /// The scored members by `objective`'s key, best first (ties: member order).
-pub(super) fn rank(objective: Objective, scores: &[Option<Measure>]) -> Vec<(Key, usize)> {
+fn rank(objective: Objective, scores: &[Option<Measure>]) -> Vec<(Key, usize)> {
     let mut ranked: Vec<(Key, usize)> = scores
         .iter()
         .enumerate()
