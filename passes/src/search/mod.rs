@@ -124,7 +124,7 @@ use stages::{
     chain_seed, in_batches, parallel, score_members, score_portfolio, search_allowance,
     task_starts, Scored, Scoring,
 };
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use tasks::Tasks;
 
@@ -548,15 +548,16 @@ pub fn search_with(
         && ops <= FAMILY_FLOOR_OPS
         && !out_of_time()
     {
-        let mut seen: BTreeSet<Vec<OpId>> = orders.iter().cloned().collect();
+        let scored: HashSet<&[OpId]> = orders.iter().map(Vec::as_slice).collect();
         let best: Vec<(String, &[OpId])> = pool
             .iter()
             .take(PREFETCHED_BEST)
             .map(|entry| (entry.2.clone(), entry.3))
             .collect();
-        let mut extra = prefetch_members(module, &beam_led(&members), &mut seen);
+        let mut extra = Vec::new();
+        prefetch_members(module, &beam_led(&members), &scored, &mut extra);
         let beam_led = extra.len();
-        extra.extend(prefetch_members(module, &best, &mut seen));
+        prefetch_members(module, &best, &scored, &mut extra);
         let silent = Scoring {
             progress: &Silent,
             ..scoring

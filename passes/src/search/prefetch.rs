@@ -39,12 +39,14 @@
 //! that order and the DAG, never an op's id, so the member depends on the numbering only as much
 //! as its base order does.
 //!
-//! O(V + E + L log L) per member, L loads.
+//! O(V + E + L log L) per member, L loads; telling it from the scored orders and the other
+//! prefetched members takes a hash of it and a comparison (O(V) each) with every prefetched
+//! member and every scored order whose hash it shares.
 
 use super::portfolio::Start;
 use super::portfolio::BEAM_LED;
 use lattice_lir::{Module, OpId, OpKind};
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 /// How many loads ahead of its first consumer each load runs, one member per depth.
 pub(super) const DEPTHS: [usize; 3] = [3, 6, 12];
@@ -135,25 +137,30 @@ pub(super) fn beam_led(members: &[(String, Start)]) -> Vec<(String, &[OpId])> {
         .collect()
 }
 
-/// The prefetched orders of `bases` (named orders) at every depth of [`DEPTHS`], named
-/// `<base>/prefetch-<depth>`, each distinct from every order in `seen` and from the others
-/// (and added to `seen`).
+/// Appends to `out` (prefetched members only) the prefetched orders of `bases` (named orders)
+/// at every depth of [`DEPTHS`], named `<base>/prefetch-<depth>`, each distinct from every order
+/// in `scored` and in `out`. Why a borrowed set and a scan: `scored` holds every scored order,
+/// which a set of owned orders would copy; `out` holds a few.
 pub(super) fn prefetch_members(
     module: &Module,
     bases: &[(String, &[OpId])],
-    seen: &mut BTreeSet<Vec<OpId>>,
-) -> Vec<(String, Start)> {
-    let mut out = Vec::new();
+    scored: &HashSet<&[OpId]>,
+    out: &mut Vec<(String, Start)>,
+) {
     for (name, order) in bases {
         for depth in DEPTHS {
-            if let Some(moved) = prefetched(module, order, depth) {
-                if seen.insert(moved.clone()) {
-                    out.push((format!("{name}/prefetch-{depth}"), Start::Ops(moved)));
-                }
+            let Some(moved) = prefetched(module, order, depth) else {
+                continue;
+            };
+            let new = !scored.contains(moved.as_slice())
+                && out
+                    .iter()
+                    .all(|(_, start)| !matches!(start, Start::Ops(o) if *o == moved));
+            if new {
+                out.push((format!("{name}/prefetch-{depth}"), Start::Ops(moved)));
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
