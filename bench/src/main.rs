@@ -119,7 +119,7 @@ enum Command {
         #[arg(long, value_name = "DIR", required_unless_present = "generated")]
         cases: Option<PathBuf>,
         /// Also (or, without --cases, only) the generated modules: every shape at 2K, 12K and
-        /// 50K nodes (seed 1), or those of --shape and --nodes.
+        /// 50K nodes (seed 1), or those of --shape, --nodes and --seed.
         #[arg(long)]
         generated: bool,
         /// With --generated: only this shape (matmul, attention, conv, random, resnet, heads-kv,
@@ -135,6 +135,9 @@ enum Command {
             requires = "generated"
         )]
         nodes: Vec<usize>,
+        /// With --generated: the generator's seed.
+        #[arg(long, default_value_t = 1, requires = "generated")]
+        seed: u64,
         /// The objective (default: all three, one after the other).
         #[arg(long, value_parser = objective)]
         objective: Option<Objective>,
@@ -272,38 +275,42 @@ fn main() -> ExitCode {
             generated,
             shape,
             nodes,
+            seed,
             objective,
             options,
             renumber,
             no_bounds,
             max_seconds,
             time_limits,
-        } => search_modules(cases.as_deref(), generated.then_some((shape, nodes))).and_then(|m| {
-            let objectives = objective.map_or_else(
-                || vec![Objective::Peak, Objective::Traffic, Objective::Makespan],
-                |o| vec![o],
-            );
-            let options = search_options(&options)?;
-            let bounds = if no_bounds {
-                Bounds::Skip
-            } else {
-                Bounds::Show
-            };
-            let fail = |(case, e): (String, SearchError)| format!("{TOOL}: error: {case}: {e}\n");
-            match renumber {
-                Some(k) => per_case(
-                    &m,
-                    |case| renumbered_table(case, &objectives, &options, k).map_err(fail),
-                    &mut show,
-                ),
-                None if !time_limits.is_empty() => checked(&m, None, |case| {
-                    time_limit_table(case, &objectives, &options, &time_limits).map_err(fail)
-                }),
-                None => checked(&m, max_seconds, |case| {
-                    search_table(case, &objectives, &options, bounds).map_err(fail)
-                }),
-            }
-        }),
+        } => search_modules(cases.as_deref(), generated.then_some((shape, nodes, seed))).and_then(
+            |m| {
+                let objectives = objective.map_or_else(
+                    || vec![Objective::Peak, Objective::Traffic, Objective::Makespan],
+                    |o| vec![o],
+                );
+                let options = search_options(&options)?;
+                let bounds = if no_bounds {
+                    Bounds::Skip
+                } else {
+                    Bounds::Show
+                };
+                let fail =
+                    |(case, e): (String, SearchError)| format!("{TOOL}: error: {case}: {e}\n");
+                match renumber {
+                    Some(k) => per_case(
+                        &m,
+                        |case| renumbered_table(case, &objectives, &options, k).map_err(fail),
+                        &mut show,
+                    ),
+                    None if !time_limits.is_empty() => checked(&m, None, |case| {
+                        time_limit_table(case, &objectives, &options, &time_limits).map_err(fail)
+                    }),
+                    None => checked(&m, max_seconds, |case| {
+                        search_table(case, &objectives, &options, bounds).map_err(fail)
+                    }),
+                }
+            },
+        ),
         Command::Bounds { cases, generated } => read_cases(&cases).and_then(|mut m| {
             for &nodes in &generated {
                 for shape in Shape::ALL {
@@ -424,23 +431,23 @@ fn show(rows: &str) {
 }
 
 /// The modules `search` runs on: the cases in `cases`, then, with `generated`, the generated
-/// set (one shape or all, the given node counts or the default ones).
+/// set (one shape or all, the given node counts or the default ones, the given seed).
 fn search_modules(
     cases: Option<&Path>,
-    generated: Option<(Option<Shape>, Vec<usize>)>,
+    generated: Option<(Option<Shape>, Vec<usize>, u64)>,
 ) -> Result<Vec<Module>, String> {
     let mut modules = match cases {
         Some(dir) => read_cases(dir)?,
         None => Vec::new(),
     };
-    if let Some((shape, nodes)) = generated {
+    if let Some((shape, nodes, seed)) = generated {
         let shapes = shape.map_or(Shape::ALL.to_vec(), |s| vec![s]);
         let nodes = if nodes.is_empty() {
             lattice_bench::generated::SIZES.to_vec()
         } else {
             nodes
         };
-        modules.extend(lattice_bench::generated::modules(&shapes, &nodes));
+        modules.extend(lattice_bench::generated::modules(&shapes, &nodes, seed));
     }
     Ok(modules)
 }

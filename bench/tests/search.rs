@@ -2,8 +2,9 @@
 //! never worse than the paper pipeline's on that objective (both columns come from the verifier's
 //! replay), the order-independent bound is never above either plan, and bad `--options` are
 //! usage errors (exit 2); on a small generated module, `--no-bounds` leaves the bound columns
-//! out, `--max-seconds` fails after the table when a search takes longer, and `--time-limits`
-//! prints one row per limit with its T + 1.
+//! out, `--max-seconds` fails after the table when a search takes longer, `--time-limits`
+//! prints one row per limit with its T + 1, and `--seed` picks the generator's seed (only with
+//! `--generated`).
 
 use std::path::Path;
 use std::process::Command;
@@ -54,6 +55,18 @@ const SMALL: [&str; 10] = [
     "budget=24",
     "--no-bounds",
 ];
+
+#[test]
+fn seed_picks_the_generated_modules_seed() {
+    let (table, rows) = table(search(&[&SMALL[..], &["--seed", "2"]].concat()));
+    assert_eq!(rows[1][0], "gen-matmul-n300-s2", "{table}");
+    let out = search(&["--cases", "cases", "--seed", "2"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--seed without --generated is refused"
+    );
+}
 
 #[test]
 fn no_bounds_leaves_the_bound_columns_out_and_max_seconds_fails_after_the_table() {
