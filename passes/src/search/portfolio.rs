@@ -28,10 +28,9 @@
 //! MPAS's order is the caller's (the search runs it through the back end before building the
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
 //! with the members so far when told to (a time limit). O(P · realize) to build P members,
-//! plus the two beams and an MPAS run and a reverse depth-first order (each with a renumbering,
-//! O(V + E + B log B)) along each, on
-//! modules of at most `BEAM_OPS` ops; the shuffle members the fingerprints and [`SHUFFLES`]
-//! shuffles, renumberings and MPAS runs.
+//! plus, on modules of at most `BEAM_OPS` ops, the two beams and along each an MPAS run and a
+//! reverse depth-first order (each with a renumbering, O(V + E + B log B)); the shuffle members
+//! the fingerprints and [`SHUFFLES`] shuffles, renumberings and MPAS runs.
 
 use super::beam::{beam, Opening, BEAM_OPS};
 use super::family::{family, fingerprints, task_fingerprints};
