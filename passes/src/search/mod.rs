@@ -71,8 +71,9 @@
 //! finalists × back end), plus at most 20 back-end runs of the family floor on modules of at
 //! most `FAMILY_FLOOR_OPS` ops, plus, outside the budget on modules of at most `BEAM_OPS` ops,
 //! the two beam members' builds and an MPAS run along each (`beam`, `portfolio`) and, where
-//! MPAS leads the portfolio, the shuffle members' fingerprints, shuffles and MPAS runs
-//! (`shuffle`, `portfolio::shuffles`; their scoring is within the budget).
+//! MPAS leads the portfolio, the shuffle members' shuffles and MPAS runs (`shuffle`,
+//! `portfolio::Portfolio::shuffles`, on the turnless graph and fingerprints the portfolio's
+//! build kept, which the chains use too; their scoring is within the budget).
 
 mod beam;
 mod family;
@@ -117,7 +118,7 @@ use lattice_lir::{Module, OpId, Phase};
 use lead::{lead, Lead};
 use local::{chain, Space};
 use options::AUTO_WORK;
-use portfolio::portfolio;
+use portfolio::{portfolio, Portfolio};
 use prefetch::{beam_led, prefetch_members};
 use score::{key, value, Allowance, Evaluator, FinishError, Key};
 use stages::{
@@ -373,15 +374,17 @@ pub fn search_with(
 
     // Grouping and the portfolio's build, each member only while there is time.
     let tasks = Tasks::of(module)?;
-    let mut members = portfolio(module, levels, &tasks, mpas_order.clone(), &|| {
+    let mut portfolio = portfolio(module, levels, &tasks, mpas_order.clone(), &|| {
         !out_of_time()
     })?;
     progress.advance(budget.cost(0, build_work));
     if let Allowance::Steps(steps) = budget {
-        members.truncate(usize::try_from(steps).unwrap_or(usize::MAX));
+        portfolio
+            .members
+            .truncate(usize::try_from(steps).unwrap_or(usize::MAX));
     }
     // The leads score the portfolio as built, without the shuffle members (see the header).
-    let built = members.len();
+    let built = portfolio.members.len();
     let scoring = Scoring {
         evaluator: &evaluator,
         tasks: &tasks,
@@ -391,7 +394,8 @@ pub fn search_with(
         floor,
         progress,
     };
-    let scored = score_portfolio(module, &scoring, &mut members, budget);
+    let scored = score_portfolio(&scoring, &mut portfolio, budget);
+    let Portfolio { members, turnless } = portfolio;
     let Scored {
         orders,
         scores,
@@ -461,12 +465,20 @@ pub fn search_with(
     let (lead_found, found) = if slots.is_empty() && lead_chains.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        // The chains' precedence graph only when some chain runs (a time limit may leave none).
-        let graph = Graph::build_with(module, false)?;
+        // The chains' precedence graph (without L0 turns): the portfolio's where it built one,
+        // else built here, only when some chain runs (a time limit may leave none).
+        let built_here;
+        let graph = match &turnless {
+            Some((graph, _)) => graph,
+            None => {
+                built_here = Graph::build_with(module, false)?;
+                &built_here
+            }
+        };
         let space = Space {
             evaluator: &evaluator,
             tasks: &tasks,
-            graph: &graph,
+            graph,
             deadline: stop,
             progress,
             currency: budget,

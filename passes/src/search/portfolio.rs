@@ -20,17 +20,19 @@
 //!   (`super::beam`, alone and with guests), read off the structure alone.
 //!
 //! - Only where MPAS leads the scored portfolio (`super::stages::score_portfolio`), the
-//!   shuffle members ([`shuffles`]): MPAS along structural shuffles (`super::shuffle`), so that
-//!   its ties and L0 turns are drawn alike for every numbering instead of taken from the ids
-//!   (gen-resnet-n400-s3: MPAS's peak 484–672 over five numberings, 460 on each with them).
+//!   shuffle members ([`Portfolio::shuffles`]): MPAS along structural shuffles
+//!   (`super::shuffle`), so that its ties and L0 turns are drawn alike for every numbering
+//!   instead of taken from the ids (gen-resnet-n400-s3: MPAS's peak 484–672 over five
+//!   numberings, 460 on each with them).
 //!
 //! Every member is legal; an op order the engine cannot build (it reports a cycle) is left out.
 //! MPAS's order is the caller's (the search runs it through the back end before building the
 //! rest). The build asks `go_on` before each op order and before the task orders, and stops
 //! with the members so far when told to (a time limit). O(P · realize) to build P members,
 //! plus, on modules of at most `BEAM_OPS` ops, the two beams and along each an MPAS run and a
-//! reverse depth-first order (each with a renumbering, O(V + E + B log B)); the shuffle members
-//! the fingerprints and [`SHUFFLES`] shuffles, renumberings and MPAS runs.
+//! reverse depth-first order (each with a renumbering, O(V + E + B log B)); for the shuffle
+//! members, [`SHUFFLES`] shuffles, renumberings and MPAS runs (on the turnless graph and
+//! fingerprints the build kept, [`Portfolio`]).
 
 use super::beam::{beam, Opening, BEAM_OPS};
 use super::family::{family, fingerprints, task_fingerprints};
@@ -47,7 +49,7 @@ use crate::renumber::along;
 use lattice::OptionType;
 use lattice_lir::{Module, OpId};
 
-/// How many structural shuffles MPAS runs along ([`shuffles`]).
+/// How many structural shuffles MPAS runs along ([`Portfolio::shuffles`]).
 const SHUFFLES: u64 = 4;
 
 /// A portfolio member.
@@ -80,16 +82,31 @@ pub(crate) fn placement_name(lead: u32, inline: bool) -> String {
     }
 }
 
+/// The portfolio as built, with what its structural members were read off, which the shuffle
+/// members ([`Portfolio::shuffles`]) and the search's chains read too.
+pub(crate) struct Portfolio<'m> {
+    /// Every member, named, MPAS first.
+    pub(crate) members: Vec<(String, Start)>,
+    /// The precedence graph without L0 turns and its ops' fingerprints
+    /// (`super::family::fingerprints`), where the build reached them: not on modules above
+    /// `BEAM_OPS` ops without main tasks, nor when `go_on` said no before.
+    pub(crate) turnless: Option<(Graph<'m>, Vec<u64>)>,
+}
+
 /// Every member, named, MPAS (`mpas`, its order) first; the members built while `go_on` said
 /// yes.
-pub(crate) fn portfolio(
-    module: &Module,
+pub(crate) fn portfolio<'m>(
+    module: &'m Module,
     levels: &BottomLevels,
     tasks: &Tasks,
     mpas: Vec<OpId>,
     go_on: &dyn Fn() -> bool,
-) -> Result<Vec<(String, Start)>, OrderError> {
-    let mut members = vec![("mpas".to_string(), Start::Ops(mpas))];
+) -> Result<Portfolio<'m>, OrderError> {
+    let mut portfolio = Portfolio {
+        members: vec![("mpas".to_string(), Start::Ops(mpas))],
+        turnless: None,
+    };
+    let members = &mut portfolio.members;
     for policy in [
         Policy::Input,
         Policy::Stable,
@@ -97,42 +114,37 @@ pub(crate) fn portfolio(
         Policy::CriticalFirst,
     ] {
         if !go_on() {
-            return Ok(members);
+            return Ok(portfolio);
         }
         if let Ok(order) = order_by(module, policy, levels) {
             members.push((policy.print_option(), Start::Ops(order)));
         }
     }
     if !go_on() {
-        return Ok(members);
+        return Ok(portfolio);
     }
     let graph = Graph::build(module)?;
     if let Ok(order) = greedy(&graph) {
         members.push(("greedy".into(), Start::Ops(order)));
     }
     if !go_on() {
-        return Ok(members);
+        return Ok(portfolio);
     }
     if let Ok(order) = sink_dfs(&graph) {
         members.push(("sink-dfs".into(), Start::Ops(order)));
     }
     if !go_on() {
-        return Ok(members);
+        return Ok(portfolio);
     }
     // The task members and the beam read the structure off the graph without L0 turns; neither
     // runs on a module above the beam's size without main tasks.
     if tasks.main.is_empty() && module.ops.len() > BEAM_OPS {
-        return Ok(members);
+        return Ok(portfolio);
     }
     let turnless = Graph::build_with(module, false)?;
     let print = fingerprints(&turnless);
     if !tasks.main.is_empty() {
-        task_members(
-            module,
-            tasks,
-            &task_fingerprints(&print, tasks),
-            &mut members,
-        );
+        task_members(module, tasks, &task_fingerprints(&print, tasks), members);
     }
     // Last, so that a step budget that cuts the portfolio keeps the members before them.
     let mut beams = Vec::new();
@@ -165,28 +177,32 @@ pub(crate) fn portfolio(
             .into_iter()
             .map(|(name, order)| (name.to_string(), Start::Ops(order))),
     );
-    Ok(members)
+    portfolio.turnless = Some((turnless, print));
+    Ok(portfolio)
 }
 
-/// The shuffle members: MPAS along each of [`SHUFFLES`] structural shuffles of `module`
-/// (`super::shuffle`, seeds 1 to [`SHUFFLES`]), named `mpas-along-shuffle-K`, on modules of at
-/// most `BEAM_OPS` ops; those built while `go_on` says yes. The search adds them only where MPAS
-/// leads the scored portfolio (`super::stages::score_portfolio`).
-pub(crate) fn shuffles(module: &Module, go_on: &dyn Fn() -> bool) -> Vec<(String, Start)> {
-    if module.ops.len() > BEAM_OPS {
-        return Vec::new();
+impl Portfolio<'_> {
+    /// The shuffle members: MPAS along each of [`SHUFFLES`] structural shuffles of the module
+    /// (`super::shuffle`, seeds 1 to [`SHUFFLES`], drawn on the portfolio's turnless graph and
+    /// fingerprints), named `mpas-along-shuffle-K`, on modules of at most `BEAM_OPS` ops; those
+    /// built while `go_on` says yes. The search adds them only where MPAS leads the scored
+    /// portfolio (`super::stages::score_portfolio`). None where the build did not reach the
+    /// turnless graph: there the module is above `BEAM_OPS` ops or `go_on` said no already.
+    pub(crate) fn shuffles(&self, go_on: &dyn Fn() -> bool) -> Vec<(String, Start)> {
+        let Some((graph, print)) = &self.turnless else {
+            return Vec::new();
+        };
+        if graph.module.ops.len() > BEAM_OPS {
+            return Vec::new();
+        }
+        (1..=SHUFFLES)
+            .take_while(|_| go_on())
+            .filter_map(|seed| {
+                let turned = mpas_along(graph.module, &shuffled(graph, print, seed))?;
+                Some((format!("mpas-along-shuffle-{seed}"), Start::Ops(turned)))
+            })
+            .collect()
     }
-    let Ok(graph) = Graph::build_with(module, false) else {
-        return Vec::new();
-    };
-    let print = fingerprints(&graph);
-    (1..=SHUFFLES)
-        .take_while(|_| go_on())
-        .filter_map(|seed| {
-            let turned = mpas_along(module, &shuffled(&graph, &print, seed))?;
-            Some((format!("mpas-along-shuffle-{seed}"), Start::Ops(turned)))
-        })
-        .collect()
 }
 
 /// The task orders (see the module docs), each with every feeder placement, after `members`

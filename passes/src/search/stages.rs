@@ -12,12 +12,12 @@
 //! O(n) in what it is given.
 
 use super::options::Objective;
-use super::portfolio::{shuffles, Start};
+use super::portfolio::{Portfolio, Start};
 use super::progress::Progress;
 use super::realize::{realize, TaskOrder};
 use super::score::{key, realize_work, value, Allowance, Evaluator, Key, Measure, Spent};
 use super::tasks::Tasks;
-use lattice_lir::{Module, OpId};
+use lattice_lir::OpId;
 use std::time::{Duration, Instant};
 
 /// How many final-stage jobs besides MPAS's first run a search with at most `most_finalists`
@@ -136,32 +136,31 @@ pub(super) fn score_members(
     scored
 }
 
-/// [`score_members`] on `members` (the portfolio of `module`), then, when MPAS (member 0)
-/// leads the ranking (no member's key beats its own) and neither the budget, the floor nor a
-/// time limit has ended the scoring, the shuffle members (`super::portfolio::shuffles`)
-/// appended to `members` and scored with what is left. Why: where no member built from the
-/// structure beats MPAS, MPAS's tie-breaks and L0 turns decide the plan, and those follow the
-/// input's numbering; elsewhere the portfolio, and so every chain's start, is as without them.
-/// (Asking that no member even tie MPAS's value would leave out modules where an order that
-/// follows the numbering, such as `sink-dfs`, happens to tie it: gen-resnet-n400-s3 numbered
-/// by MPAS.)
+/// [`score_members`] on `portfolio`'s members, then, when MPAS (member 0) leads the ranking
+/// (no member's key beats its own) and neither the budget, the floor nor a time limit has ended
+/// the scoring, the shuffle members ([`Portfolio::shuffles`]) appended to them and scored with
+/// what is left. Why: where no member built from the structure beats MPAS, MPAS's tie-breaks
+/// and L0 turns decide the plan, and those follow the input's numbering; elsewhere the
+/// portfolio, and so every chain's start, is as without them. (Asking that no member even tie
+/// MPAS's value would leave out modules where an order that follows the numbering, such as
+/// `sink-dfs`, happens to tie it: gen-resnet-n400-s3 numbered by MPAS.)
 pub(super) fn score_portfolio(
-    module: &Module,
     scoring: &Scoring<'_, '_>,
-    members: &mut Vec<(String, Start)>,
+    portfolio: &mut Portfolio<'_>,
     budget: Allowance,
 ) -> Scored {
-    let mut scored = score_members(scoring, members, budget);
+    let mut scored = score_members(scoring, &portfolio.members, budget);
     // No member's key beats MPAS's (ties: member order, MPAS first).
     let mpas_leads = scored.ranked.first().is_some_and(|&(_, i)| i == 0);
     let left = budget.minus(scored.spent.of(budget));
     let in_time = || scoring.stop.is_none_or(|d| Instant::now() < d);
-    if scored.met || !mpas_leads || scored.orders.len() < members.len() || left.is_empty() {
+    let first = portfolio.members.len();
+    if scored.met || !mpas_leads || scored.orders.len() < first || left.is_empty() {
         return scored;
     }
-    let first = members.len();
-    members.extend(shuffles(module, &in_time));
-    let more = score_members(scoring, &members[first..], left);
+    let shuffles = portfolio.shuffles(&in_time);
+    portfolio.members.extend(shuffles);
+    let more = score_members(scoring, &portfolio.members[first..], left);
     scored.orders.extend(more.orders);
     scored.scores.extend(more.scores);
     // Both rankings are sorted by (key, member), so the sort merges the two runs into the
