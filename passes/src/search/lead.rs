@@ -12,7 +12,7 @@
 use super::floor;
 use super::local;
 use super::options::{Budget, SearchOptions, AUTO_WORK};
-use super::portfolio::Start;
+use super::portfolio::Member;
 use super::realize::TaskOrder;
 use super::score::{value, Allowance, Key, Measure, Spent};
 use super::stages::{chain_seed, score_members, search_allowance, task_starts, Scored, Scoring};
@@ -54,7 +54,7 @@ pub(super) struct LeadChain {
 pub(super) fn lead(
     scoring: &Scoring<'_, '_>,
     module: &Module,
-    members: &[(String, Start)],
+    members: &[Member],
     mpas: &Measure,
     options: &SearchOptions,
     finalists: usize,

@@ -539,7 +539,7 @@ pub fn search_with(
         .iter()
         .map(|&(k, i)| {
             let measure = scores[i].unwrap_or_default();
-            (k, measure, members[i].0.clone(), orders[i].as_slice())
+            (k, measure, members[i].name.clone(), orders[i].as_slice())
         })
         .collect();
     pool.extend(
@@ -592,7 +592,12 @@ pub fn search_with(
                 .iter()
                 .map(|&(k, i)| {
                     let measure = lead.scores[i].unwrap_or_default();
-                    (k, measure, members[i].0.clone(), lead.orders[i].as_slice())
+                    (
+                        k,
+                        measure,
+                        members[i].name.clone(),
+                        lead.orders[i].as_slice(),
+                    )
                 })
                 .collect();
             if let Some(f) = lead_chains
@@ -618,7 +623,7 @@ pub fn search_with(
                 .filter(|(_, i)| kind.contains(i))
                 .map(|&(k, i)| {
                     let measure = more.scores[i].unwrap_or_default();
-                    (k, measure, extra[i].0.clone(), more.orders[i].as_slice())
+                    (k, measure, extra[i].name.clone(), more.orders[i].as_slice())
                 })
                 .collect();
             lead_pools.push(pool);

@@ -52,7 +52,31 @@ use lattice_lir::{Module, OpId};
 /// How many structural shuffles MPAS runs along ([`Portfolio::shuffles`]).
 const SHUFFLES: u64 = 4;
 
-/// A portfolio member.
+/// A portfolio member (or a candidate scored like one, `super::prefetch`).
+#[derive(Clone, Debug)]
+pub(crate) struct Member {
+    pub(crate) name: String,
+    pub(crate) start: Start,
+    /// A beam's order or MPAS's along one (`beam`, `beam-guests`, `mpas-along-beam`,
+    /// `mpas-along-beam-guests`): read off the structure rather than the numbering, these are
+    /// the makespan objective's bases for prefetching (`super::prefetch`). The reverse
+    /// depth-first orders along the beams (`sink-dfs-along-beam…`) are not: the prefetched
+    /// members are measured on these four bases (`super::prefetch`'s header).
+    pub(crate) beam_led: bool,
+}
+
+impl Member {
+    /// A member that is not beam-led.
+    pub(crate) fn new(name: impl Into<String>, start: Start) -> Self {
+        Member {
+            name: name.into(),
+            start,
+            beam_led: false,
+        }
+    }
+}
+
+/// Where a member starts.
 #[derive(Clone, Debug)]
 pub(crate) enum Start {
     /// A complete op order.
@@ -60,15 +84,6 @@ pub(crate) enum Start {
     /// A task order to realize.
     Tasks(TaskOrder),
 }
-
-/// The members read off the beams (`super::beam`), whose orders follow the structure rather
-/// than the numbering.
-pub(crate) const BEAM_LED: [&str; 4] = [
-    "mpas-along-beam",
-    "mpas-along-beam-guests",
-    "beam",
-    "beam-guests",
-];
 
 /// The feeder placements every task order is tried with: (lead, inline).
 pub(crate) const PLACEMENTS: [(u32, bool); 4] = [(0, true), (0, false), (1, false), (2, false)];
@@ -86,7 +101,7 @@ pub(crate) fn placement_name(lead: u32, inline: bool) -> String {
 /// members ([`Portfolio::shuffles`]) and the search's chains read too.
 pub(crate) struct Portfolio<'m> {
     /// Every member, named, MPAS first.
-    pub(crate) members: Vec<(String, Start)>,
+    pub(crate) members: Vec<Member>,
     /// The precedence graph without L0 turns and its ops' fingerprints
     /// (`super::family::fingerprints`), where the build reached them: not on modules above
     /// `BEAM_OPS` ops without main tasks, nor when `go_on` said no before.
@@ -103,7 +118,7 @@ pub(crate) fn portfolio<'m>(
     go_on: &dyn Fn() -> bool,
 ) -> Result<Portfolio<'m>, OrderError> {
     let mut portfolio = Portfolio {
-        members: vec![("mpas".to_string(), Start::Ops(mpas))],
+        members: vec![Member::new("mpas", Start::Ops(mpas))],
         turnless: None,
     };
     let members = &mut portfolio.members;
@@ -117,7 +132,7 @@ pub(crate) fn portfolio<'m>(
             return Ok(portfolio);
         }
         if let Ok(order) = order_by(module, policy, levels) {
-            members.push((policy.print_option(), Start::Ops(order)));
+            members.push(Member::new(policy.print_option(), Start::Ops(order)));
         }
     }
     if !go_on() {
@@ -125,13 +140,13 @@ pub(crate) fn portfolio<'m>(
     }
     let graph = Graph::build(module)?;
     if let Ok(order) = greedy(&graph) {
-        members.push(("greedy".into(), Start::Ops(order)));
+        members.push(Member::new("greedy", Start::Ops(order)));
     }
     if !go_on() {
         return Ok(portfolio);
     }
     if let Ok(order) = sink_dfs(&graph) {
-        members.push(("sink-dfs".into(), Start::Ops(order)));
+        members.push(Member::new("sink-dfs", Start::Ops(order)));
     }
     if !go_on() {
         return Ok(portfolio);
@@ -161,7 +176,11 @@ pub(crate) fn portfolio<'m>(
             break;
         }
         if let Some(turned) = mpas_along(module, order) {
-            members.push((format!("mpas-along-{name}"), Start::Ops(turned)));
+            members.push(Member {
+                name: format!("mpas-along-{name}"),
+                start: Start::Ops(turned),
+                beam_led: true,
+            });
         }
     }
     for (name, order) in &beams {
@@ -169,14 +188,17 @@ pub(crate) fn portfolio<'m>(
             break;
         }
         if let Some(post) = sink_dfs_along(module, order) {
-            members.push((format!("sink-dfs-along-{name}"), Start::Ops(post)));
+            members.push(Member::new(
+                format!("sink-dfs-along-{name}"),
+                Start::Ops(post),
+            ));
         }
     }
-    members.extend(
-        beams
-            .into_iter()
-            .map(|(name, order)| (name.to_string(), Start::Ops(order))),
-    );
+    members.extend(beams.into_iter().map(|(name, order)| Member {
+        name: name.to_string(),
+        start: Start::Ops(order),
+        beam_led: true,
+    }));
     portfolio.turnless = Some((turnless, print));
     Ok(portfolio)
 }
@@ -188,7 +210,7 @@ impl Portfolio<'_> {
     /// built while `go_on` says yes. The search adds them only where MPAS leads the scored
     /// portfolio (`super::stages::score_portfolio`). None where the build did not reach the
     /// turnless graph: there the module is above `BEAM_OPS` ops or `go_on` said no already.
-    pub(crate) fn shuffles(&self, go_on: &dyn Fn() -> bool) -> Vec<(String, Start)> {
+    pub(crate) fn shuffles(&self, go_on: &dyn Fn() -> bool) -> Vec<Member> {
         let Some((graph, print)) = &self.turnless else {
             return Vec::new();
         };
@@ -199,7 +221,8 @@ impl Portfolio<'_> {
             .take_while(|_| go_on())
             .filter_map(|seed| {
                 let turned = mpas_along(graph.module, &shuffled(graph, print, seed))?;
-                Some((format!("mpas-along-shuffle-{seed}"), Start::Ops(turned)))
+                let name = format!("mpas-along-shuffle-{seed}");
+                Some(Member::new(name, Start::Ops(turned)))
             })
             .collect()
     }
@@ -207,15 +230,16 @@ impl Portfolio<'_> {
 
 /// The task orders (see the module docs), each with every feeder placement, after `members`
 /// (the op orders).
-fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec<(String, Start)>) {
+fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec<Member>) {
     let mut sequences: Vec<(String, Vec<usize>)> =
         vec![("tasks".into(), (0..tasks.main.len()).collect())];
     let dfs = family(tasks, print);
     let latest = dfs[0].1.clone();
     sequences.extend(dfs);
     sequences.extend(nested(tasks, print));
-    for (name, start) in members.iter() {
-        if let Start::Ops(order) = start {
+    for member in members.iter() {
+        if let Start::Ops(order) = &member.start {
+            let name = &member.name;
             sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));
         }
     }
@@ -235,7 +259,7 @@ fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec
             continue;
         }
         for (lead, inline) in PLACEMENTS {
-            members.push((
+            members.push(Member::new(
                 format!("{name}/{}", placement_name(lead, inline)),
                 Start::Tasks(TaskOrder {
                     seq: seq.clone(),

@@ -1,7 +1,7 @@
 //! *Prefetched* op orders, the makespan objective's extra candidates: the beam-led op orders
-//! (the two beams' orders and MPAS along each, `super::portfolio::BEAM_LED`) and the two best
-//! candidates after the chains, each with every load moved up to run a fixed number of loads
-//! ahead of its first consumer.
+//! (the two beams' orders and MPAS along each, `super::portfolio::Member::beam_led`) and the
+//! two best candidates after the chains, each with every load moved up to run a fixed number of
+//! loads ahead of its first consumer.
 //!
 //! Why: the memory-led orders (MPAS above all, whose pull rule holds each load back until
 //! nothing else can run) place every load right before the op that reads it. DLR then packs the
@@ -43,8 +43,7 @@
 //! prefetched members takes a hash of it and a comparison (O(V) each) with every prefetched
 //! member and every scored order whose hash it shares.
 
-use super::portfolio::Start;
-use super::portfolio::BEAM_LED;
+use super::portfolio::{Member, Start};
 use lattice_lir::{Module, OpId, OpKind};
 use std::collections::HashSet;
 
@@ -123,15 +122,13 @@ pub(super) fn prefetched(module: &Module, order: &[OpId], depth: usize) -> Optio
     Some(out)
 }
 
-/// The beam-led op members (`portfolio`: the beams' orders and MPAS along them, read off the
-/// structure rather than the numbering), named.
-pub(super) fn beam_led(members: &[(String, Start)]) -> Vec<(String, &[OpId])> {
+/// The beam-led op members ([`Member::beam_led`]: the beams' orders and MPAS along them, read
+/// off the structure rather than the numbering), named.
+pub(super) fn beam_led(members: &[Member]) -> Vec<(String, &[OpId])> {
     members
         .iter()
-        .filter_map(|(name, start)| match start {
-            Start::Ops(order) if BEAM_LED.contains(&name.as_str()) => {
-                Some((name.clone(), order.as_slice()))
-            }
+        .filter_map(|member| match &member.start {
+            Start::Ops(order) if member.beam_led => Some((member.name.clone(), order.as_slice())),
             _ => None,
         })
         .collect()
@@ -145,7 +142,7 @@ pub(super) fn prefetch_members(
     module: &Module,
     bases: &[(String, &[OpId])],
     scored: &HashSet<&[OpId]>,
-    out: &mut Vec<(String, Start)>,
+    out: &mut Vec<Member>,
 ) {
     for (name, order) in bases {
         for depth in DEPTHS {
@@ -155,9 +152,10 @@ pub(super) fn prefetch_members(
             let new = !scored.contains(moved.as_slice())
                 && out
                     .iter()
-                    .all(|(_, start)| !matches!(start, Start::Ops(o) if *o == moved));
+                    .all(|member| !matches!(&member.start, Start::Ops(o) if *o == moved));
             if new {
-                out.push((format!("{name}/prefetch-{depth}"), Start::Ops(moved)));
+                let name = format!("{name}/prefetch-{depth}");
+                out.push(Member::new(name, Start::Ops(moved)));
             }
         }
     }

@@ -12,7 +12,7 @@
 //! O(n) in what it is given.
 
 use super::options::Objective;
-use super::portfolio::{Portfolio, Start};
+use super::portfolio::{Member, Portfolio, Start};
 use super::progress::Progress;
 use super::realize::{realize, TaskOrder};
 use super::score::{key, realize_work, value, Allowance, Evaluator, Key, Measure, Spent};
@@ -80,7 +80,7 @@ pub(super) struct Scoring<'a, 'm> {
 /// are dropped, so the cut does not depend on the batch size.
 pub(super) fn score_members(
     scoring: &Scoring<'_, '_>,
-    members: &[(String, Start)],
+    members: &[Member],
     budget: Allowance,
 ) -> Scored {
     let Scoring {
@@ -110,7 +110,7 @@ pub(super) fn score_members(
         let first = scored.orders.len();
         let started = Instant::now();
         let batch = parallel(threads, threads.min(members.len() - first), |i| {
-            let (order, realized) = match &members[first + i].1 {
+            let (order, realized) = match &members[first + i].start {
                 Start::Ops(order) => (order.clone(), 0),
                 Start::Tasks(t) => (realize(tasks, t), realize_work(evaluator.module)),
             };
@@ -186,13 +186,10 @@ fn rank(objective: Objective, scores: &[Option<Measure>]) -> Vec<(Key, usize)> {
 }
 
 /// The task sequences among `ranked` members, in rank order: the chains' task-phase starts.
-pub(super) fn task_starts(
-    ranked: &[(Key, usize)],
-    members: &[(String, Start)],
-) -> Vec<(TaskOrder, Key)> {
+pub(super) fn task_starts(ranked: &[(Key, usize)], members: &[Member]) -> Vec<(TaskOrder, Key)> {
     ranked
         .iter()
-        .filter_map(|&(k, i)| match &members[i].1 {
+        .filter_map(|&(k, i)| match &members[i].start {
             Start::Tasks(t) => Some((t.clone(), k)),
             Start::Ops(_) => None,
         })
