@@ -171,27 +171,24 @@ pub(crate) fn portfolio<'m>(
             beams.push((name, order));
         }
     }
-    for (name, order) in &beams {
-        if !go_on() {
-            break;
-        }
-        if let Some(turned) = mpas_along(module, order) {
-            members.push(Member {
-                name: format!("mpas-along-{name}"),
-                start: Start::Ops(turned),
-                beam_led: true,
-            });
-        }
-    }
-    for (name, order) in &beams {
-        if !go_on() {
-            break;
-        }
-        if let Some(post) = sink_dfs_along(module, order) {
-            members.push(Member::new(
-                format!("sink-dfs-along-{name}"),
-                Start::Ops(post),
-            ));
+    // MPAS along each beam (beam-led: the makespan objective prefetches it), then the reverse
+    // depth-first order along each.
+    let alongs: [(&str, AlongFn, bool); 2] = [
+        ("mpas-along", mpas_along, true),
+        ("sink-dfs-along", sink_dfs_along, false),
+    ];
+    for (prefix, run, beam_led) in alongs {
+        for (name, order) in &beams {
+            if !go_on() {
+                break;
+            }
+            if let Some(found) = run(module, order) {
+                members.push(Member {
+                    name: format!("{prefix}-{name}"),
+                    start: Start::Ops(found),
+                    beam_led,
+                });
+            }
         }
     }
     members.extend(beams.into_iter().map(|(name, order)| Member {
@@ -271,6 +268,9 @@ fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec
         }
     }
 }
+
+/// An order of a module run along another order of it (`mpas_along`, `sink_dfs_along`).
+type AlongFn = fn(&Module, &[OpId]) -> Option<Vec<OpId>>;
 
 /// MPAS's order of `module` renumbered along `order` (a legal, L0-exclusive order), in
 /// `module`'s ids: MPAS takes its L0 turns and breaks its ties in input order, so this is MPAS
