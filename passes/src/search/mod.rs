@@ -17,8 +17,9 @@
 //! (its `--time-limits` table) are the user-facing side.
 //!
 //! The search: run MPAS's order through the real back end; group the tasks, build and score the
-//! portfolio (with the shuffle members where MPAS leads it, `stages::score_portfolio`); run [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one
-//! of the best members, on its own seed and share of the budget; then run the best distinct
+//! portfolio (with the shuffle members where MPAS leads it, `stages::score_portfolio`); run
+//! [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one of the best
+//! members, on its own seed and share of the budget; then run the best distinct
 //! orders through the real back end, in order of promise, and keep the best by the final key.
 //! The makespan objective also runs two *leads* (`Lead`): the traffic and the peak search's
 //! portfolio scoring and first chain, exactly as those searches run them (same budget split,
@@ -33,8 +34,8 @@
 //! beam-led op orders and the two best candidates so far, with their loads run ahead) on top of
 //! the budget, outside the ranking the chains start from, and adds the best two of each kind
 //! to its finalists (their final-stage runs on top too, as the leads'; when chains ran, on
-//! modules of at most `FAMILY_FLOOR_OPS` ops); so every chain and
-//! finalist is what it would be without them, and the result is never slower. Last, on modules of at most
+//! modules of at most `FAMILY_FLOOR_OPS` ops); so every chain and finalist is what it would be
+//! without them, and the result is never slower. Last, on modules of at most
 //! `FAMILY_FLOOR_OPS` ops, the *family floor* (`family_floor`): the reverse depth-first family's
 //! orders, every feeder placement, through the back end under DLR's own key, outside the budget
 //! (at most 20 runs), so the result is never worse than the family's best. Invariants:
