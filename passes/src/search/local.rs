@@ -4,8 +4,11 @@
 //! - **Task phase** (60% of the chain's budget when the module has two or more main tasks):
 //!   swaps of two main tasks at most 16 apart, reinsertions of one task at most 16 places away,
 //!   reversals of blocks of 2–12 tasks, flips of one task's op order (`super::tasks`), and
-//!   changes of the feeder placement (lead 0–3, loaders inlined or not). Every neighbour is
-//!   realized (`super::realize`), so it is legal and L0-exclusive by construction.
+//!   changes of the feeder placement (lead 0–3, loaders inlined or not); and the large moves of
+//!   `super::large` (a task's cone gathered before it, a sink's cone first, a task's consumers
+//!   right after it, a block of up to half the sequence moved), drawn adaptively by how often
+//!   each kind has improved this chain's order. Every neighbour is realized
+//!   (`super::realize`), so it is legal and L0-exclusive by construction.
 //! - **Op phase** (the rest): one op moves to another place inside its dependency window (after
 //!   its last predecessor, before its first successor, in the precedence graph without L0 turns).
 //!   The window ignores the op's *carried* neighbours — an ALLOC of a non-staging buffer with no
@@ -25,8 +28,9 @@
 //! floor (`super::floor`: nothing better exists); a phase also ends once its moves keep
 //! returning to orders the chain has scored (`super::memo`, which answers those for O(V)
 //! instead of a scan). Each step is one realization or an O(V) rotation, plus one evaluation
-//! or memo lookup.
+//! or memo lookup; a large move adds O(T + E_T) for T tasks and E_T task edges.
 
+use super::large::Large;
 use super::memo::{Lookup, Memo};
 use super::moves::{relocate, shift, window};
 use super::options::Objective;
@@ -205,6 +209,7 @@ fn task_phase(
 ) {
     let mut history = [current_key; HISTORY];
     let flippable = space.tasks.flippable();
+    let mut large = Large::new(space.tasks);
     let start = found.spent();
     let mut steps = 0;
     found.memo.new_phase();
@@ -214,15 +219,24 @@ fn task_phase(
         }
         let step = steps;
         steps += 1;
-        let candidate = neighbour(&current, &flippable, rng);
+        let kind = large.pick(rng);
+        let candidate = match large.apply(space.tasks, kind, &current.seq, rng) {
+            Some(seq) => TaskOrder {
+                seq,
+                ..current.clone()
+            },
+            None => neighbour(&current, &flippable, rng),
+        };
         let order = realize(space.tasks, &candidate);
         space.spend(found, 0, realize_work(space.evaluator.module));
         let slot = step as usize % HISTORY;
         let bound = current_key.max(history[slot]);
         let Some((k, measure)) = space.score(&order, &bound, found) else {
+            large.record(kind, false);
             history[slot] = current_key;
             continue;
         };
+        large.record(kind, k < current_key);
         if k <= bound {
             current = candidate;
             current_key = k;

@@ -452,3 +452,107 @@ fn the_beam_order_is_legal_exclusive_and_on_heads_the_same_whatever_the_numberin
         }
     }
 }
+
+/// The main tasks a main task waits for, transitively (through feeders and drains too).
+fn cone_of(tasks: &Tasks, main: usize) -> std::collections::BTreeSet<usize> {
+    let mut seen = vec![false; tasks.len()];
+    let mut stack = vec![tasks.main[main]];
+    let mut cone = std::collections::BTreeSet::new();
+    while let Some(k) = stack.pop() {
+        for &p in &tasks.pred[k] {
+            if !seen[p] {
+                seen[p] = true;
+                stack.push(p);
+                if let Some(i) = tasks.main.iter().position(|&t| t == p) {
+                    cone.insert(i);
+                }
+            }
+        }
+    }
+    cone
+}
+
+/// The main tasks nearest to a main task among those waiting for it: reached through feeders
+/// and drains only.
+fn nearest_consumers(tasks: &Tasks, main: usize) -> std::collections::BTreeSet<usize> {
+    let mut seen = vec![false; tasks.len()];
+    let mut stack = vec![tasks.main[main]];
+    let mut near = std::collections::BTreeSet::new();
+    while let Some(k) = stack.pop() {
+        for &s in &tasks.succ[k] {
+            if !seen[s] {
+                seen[s] = true;
+                match tasks.main.iter().position(|&t| t == s) {
+                    Some(i) => {
+                        near.insert(i);
+                    }
+                    None => stack.push(s),
+                }
+            }
+        }
+    }
+    near
+}
+
+/// Every large move gives a permutation of the main tasks; gathering puts a task's whole cone
+/// right before it, cone-first puts it at the front, consumers follow their producer at once —
+/// each with the moved tasks in their previous relative order.
+#[test]
+fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
+    use super::large::{Kind, Large};
+    let mut rng = Rng::new(11);
+    let mut cases = modules();
+    cases.push(case("FlashAttention_Case0"));
+    for m in cases {
+        let tasks = Tasks::of(&m).expect("tasks");
+        let n = tasks.main.len();
+        if n < 2 {
+            continue;
+        }
+        let mut large = Large::new(&tasks);
+        let mut seq: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            seq.swap(i, rng.range(0, i));
+        }
+        let sorted = |v: &[usize]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v
+        };
+        let all: Vec<usize> = (0..n).collect();
+        for kind in [Kind::Block, Kind::Gather, Kind::ConeFirst, Kind::Consumers] {
+            for _ in 0..20 {
+                if let Some(next) = large.apply(&tasks, kind, &seq, &mut rng) {
+                    assert_eq!(sorted(&next), all, "{}: {kind:?}", m.name);
+                    assert_ne!(next, seq);
+                }
+            }
+        }
+        let pos = |v: &[usize], t: usize| v.iter().position(|&x| x == t).expect("listed");
+        for task in (0..n).step_by((n / 8).max(1)) {
+            let cone = cone_of(&tasks, task);
+            let in_order: Vec<usize> = seq.iter().copied().filter(|i| cone.contains(i)).collect();
+            let k = cone.len();
+            let gathered = large.rearranged(&tasks, Kind::Gather, &seq, task);
+            let at = pos(&gathered, task);
+            assert_eq!(gathered[at - k..at], in_order[..], "{}: gather", m.name);
+            let first = large.rearranged(&tasks, Kind::ConeFirst, &seq, task);
+            assert_eq!(first[..k], in_order[..], "{}: cone first", m.name);
+            assert_eq!(first[k], task, "{}: cone first", m.name);
+            let near = nearest_consumers(&tasks, task);
+            let near_in_order: Vec<usize> =
+                seq.iter().copied().filter(|i| near.contains(i)).collect();
+            let consumers = large.rearranged(&tasks, Kind::Consumers, &seq, task);
+            let at = pos(&consumers, task);
+            assert_eq!(
+                consumers[at + 1..at + 1 + near.len()],
+                near_in_order[..],
+                "{}: consumers",
+                m.name
+            );
+            for i in [&gathered, &first, &consumers] {
+                assert_eq!(sorted(i), all, "{}", m.name);
+            }
+        }
+    }
+}
