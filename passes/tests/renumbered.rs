@@ -220,36 +220,48 @@ fn misses(runs: &[Runs]) -> Vec<(String, String)> {
 
 /// Where the search still loses at this test's budget (120 steps), with the numbers measured
 /// when this list was written (worst / best, or the values and what they are above); the
-/// search's side of issue 31 is to empty it. Every other goal is asserted; these are printed,
-/// with their current numbers, on every run: 6 of the 198 spread and family goals (27 modules
-/// and 6 joined nestings × 3 objectives × 2), all makespan: 3 on `heads-*` at 400 nodes (the
-/// two nestings and their joined pair give identical values), 2 on `random` (the prefetched
-/// members, `search/prefetch.rs`, brought n300's from 1.346 to 1.152 and n400's from 1.335 to
-/// 1.288; what is left is the module as given, whose generation order is a fast program order
-/// the search does not find on the copies within 120 steps) and 1 on attention. At the default
-/// budget each of the six is within 1.02 (docs/search.md). The peak misses went with the beam
-/// member (`search/beam.rs`: 7 on `heads-*`), the shuffle members (`resnet`) and the reverse
+/// search's side of issue 31 is to empty it. Every other goal is asserted, and so is each entry
+/// here whose module the test runs: it must still miss, so the list cannot outlive a fix. The
+/// entries are printed with their current numbers on every run: 5 of the 198 spread and family
+/// goals (27 modules and 6 joined nestings × 3 objectives × 2), all makespan: 3 on `heads-*` at
+/// 400 nodes (the two nestings and their joined pair give identical values) and 2 on `random`
+/// (the prefetched members, `search/prefetch.rs`, brought n300's from 1.346 to 1.152 and n400's
+/// from 1.335 to 1.288; what is left is the module as given, whose generation order is a fast
+/// program order the search does not find on the copies within 120 steps). At the default
+/// budget each is within 1.02 (docs/search.md). The peak misses went with the beam member
+/// (`search/beam.rs`: 7 on `heads-*`), the shuffle members (`resnet`) and the reverse
 /// depth-first orders along the beams (`sink-dfs-along-beam`: `matmul`, `heads-q` and `random`
-/// peak); the makespan objective's plan was never slower than the peak and traffic
-/// objectives' (135 copies), and no family goal is missed.
+/// peak), attention n300's makespan miss (1.058) with the chains' large moves
+/// (`search/large.rs`; `heads-*` n400 went 1.028 → 1.041 with them); the makespan objective's
+/// plan was never slower than the peak and traffic objectives' (135 copies), and no family
+/// goal is missed.
 #[rustfmt::skip]
 const KNOWN_MISSES: &[&str] = &[
-    "gen-attention-n300-s2 Makespan", // [9096, 9096, 9479, 9539, 9621]: 1.058
-    "gen-heads-kv-n400-s3 Makespan", // [7867, 7650, 7710, 7655, 7745]: 1.028
-    "gen-heads-kv-n400-s3+heads-q Makespan", // [7867, 7650, 7710, 7655, 7745, 7867, 7650, 7710, 7655, 7745]: 1.028
-    "gen-heads-q-n400-s3 Makespan", // [7867, 7650, 7710, 7655, 7745]: 1.028
+    "gen-heads-kv-n400-s3 Makespan", // [7841, 7533, 7677, 7565, 7577]: 1.041
+    "gen-heads-kv-n400-s3+heads-q Makespan", // [7841, 7533, 7677, 7565, 7577, 7841, 7533, 7677, 7565, 7577]: 1.041
+    "gen-heads-q-n400-s3 Makespan", // [7841, 7533, 7677, 7565, 7577]: 1.041
     "gen-random-n300-s2 Makespan", // [6324, 7285, 7285, 7285, 7285]: 1.152
-    "gen-random-n400-s3 Makespan", // [9540, 11147, 12289, 11849, 12289]: 1.288
+    "gen-random-n400-s3 Makespan", // [9540, 11166, 12289, 12087, 12045]: 1.288
 ];
 
-/// Asserts every goal of [`misses`] on `runs` outside [`KNOWN_MISSES`]; prints the known ones.
+/// Asserts every goal of [`misses`] on `runs` outside [`KNOWN_MISSES`], and that each listed miss
+/// of a module in `runs` still misses; prints the known ones.
 fn check(runs: &[Runs]) {
     let mut failures = Vec::new();
-    for (key, numbers) in misses(runs) {
+    let missed = misses(runs);
+    for (key, numbers) in &missed {
         if KNOWN_MISSES.contains(&key.as_str()) {
             eprintln!("known miss: {key}: {numbers}");
         } else {
             failures.push(format!("{key}: {numbers}"));
+        }
+    }
+    // A listed miss of a module run here that no longer misses: the list is stale.
+    for known in KNOWN_MISSES {
+        let module = known.split_once(' ').map_or(*known, |(module, _)| module);
+        let ran = runs.iter().any(|r| r.name == module);
+        if ran && !missed.iter().any(|(key, _)| key == known) {
+            failures.push(format!("{known}: listed in KNOWN_MISSES but met"));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
