@@ -3,7 +3,7 @@
 //! A small move (`super::local`) changes a task order a few places at a time, so a chain stays
 //! in the basin of the portfolio member it started from: on a graph numbered differently it
 //! starts elsewhere and ends elsewhere. A large move rearranges a whole substructure of the
-//! task DAG in one step, read off the DAG's edges alone (never off task numbers):
+//! task DAG in one step; which tasks move together is read off the DAG's edges alone:
 //! - **gather**: one task's cone (the main tasks it waits for, transitively) moves to just
 //!   before it — its inputs are computed just in time, layer-fused;
 //! - **cone first**: one sink task (no main task waits for it) moves to the front with its
@@ -11,6 +11,11 @@
 //! - **consumers**: the nearest main tasks that wait for one task move to just after it —
 //!   consumer-first, the loop nesting of a producer family and its consumers turns;
 //! - **block**: a block of up to half the sequence moves anywhere — two halves of a loop swap.
+//!
+//! Which task a move starts from is drawn from the chain's stream: for gather and consumers by
+//! its place in the current sequence, for cone first by its place in the list of sinks, which
+//! is in task-number order (τ, `super::tasks`) — so, like the rest of the chain (its task
+//! numbers and realization follow τ), that draw still depends on the numbering.
 //!
 //! Moved tasks keep their relative order, so a move carries the chain's refinements along. Every
 //! sequence is a permutation of the main tasks, which `super::realize` turns into a legal,
