@@ -453,45 +453,35 @@ fn the_beam_order_is_legal_exclusive_and_on_heads_the_same_whatever_the_numberin
     }
 }
 
-/// The main tasks a main task waits for, transitively (through feeders and drains too).
-fn cone_of(tasks: &Tasks, main: usize) -> std::collections::BTreeSet<usize> {
+/// The main tasks (indices into [`Tasks::main`]) reached from main task `main` over
+/// predecessors (`up`) or successors, walking on past a main task only when `through`: with
+/// both, its cone (every main task it waits for, transitively); with neither, its nearest
+/// consumers (reached through feeders and drains only).
+fn reached(
+    tasks: &Tasks,
+    main: usize,
+    up: bool,
+    through: bool,
+) -> std::collections::BTreeSet<usize> {
     let mut seen = vec![false; tasks.len()];
     let mut stack = vec![tasks.main[main]];
-    let mut cone = std::collections::BTreeSet::new();
+    let mut found = std::collections::BTreeSet::new();
     while let Some(k) = stack.pop() {
-        for &p in &tasks.pred[k] {
-            if !seen[p] {
-                seen[p] = true;
-                stack.push(p);
-                if let Some(i) = tasks.main.iter().position(|&t| t == p) {
-                    cone.insert(i);
-                }
+        for &n in if up { &tasks.pred[k] } else { &tasks.succ[k] } {
+            if seen[n] {
+                continue;
+            }
+            seen[n] = true;
+            let index = tasks.main.iter().position(|&t| t == n);
+            if let Some(i) = index {
+                found.insert(i);
+            }
+            if index.is_none() || through {
+                stack.push(n);
             }
         }
     }
-    cone
-}
-
-/// The main tasks nearest to a main task among those waiting for it: reached through feeders
-/// and drains only.
-fn nearest_consumers(tasks: &Tasks, main: usize) -> std::collections::BTreeSet<usize> {
-    let mut seen = vec![false; tasks.len()];
-    let mut stack = vec![tasks.main[main]];
-    let mut near = std::collections::BTreeSet::new();
-    while let Some(k) = stack.pop() {
-        for &s in &tasks.succ[k] {
-            if !seen[s] {
-                seen[s] = true;
-                match tasks.main.iter().position(|&t| t == s) {
-                    Some(i) => {
-                        near.insert(i);
-                    }
-                    None => stack.push(s),
-                }
-            }
-        }
-    }
-    near
+    found
 }
 
 /// Every large move gives a permutation of the main tasks; gathering puts a task's whole cone
@@ -530,7 +520,7 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
         }
         let pos = |v: &[usize], t: usize| v.iter().position(|&x| x == t).expect("listed");
         for task in (0..n).step_by((n / 8).max(1)) {
-            let cone = cone_of(&tasks, task);
+            let cone = reached(&tasks, task, true, true);
             let in_order: Vec<usize> = seq.iter().copied().filter(|i| cone.contains(i)).collect();
             let k = cone.len();
             let gathered = large.rearranged(&tasks, Kind::Gather, &seq, task);
@@ -539,7 +529,7 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
             let first = large.rearranged(&tasks, Kind::ConeFirst, &seq, task);
             assert_eq!(first[..k], in_order[..], "{}: cone first", m.name);
             assert_eq!(first[k], task, "{}: cone first", m.name);
-            let near = nearest_consumers(&tasks, task);
+            let near = reached(&tasks, task, false, false);
             let near_in_order: Vec<usize> =
                 seq.iter().copied().filter(|i| near.contains(i)).collect();
             let consumers = large.rearranged(&tasks, Kind::Consumers, &seq, task);
