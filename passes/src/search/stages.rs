@@ -1,7 +1,8 @@
 //! The stages `order-search` runs for its own objective and for the makespan objective's
 //! leads (`super::lead`) alike: the split of a budget between the search and the final stage,
 //! the portfolio scored in member order (for the search's own objective, with the shuffle
-//! members where MPAS leads it; [`Scoring`] holds what every scoring shares, the leads' and the
+//! members where MPAS leads it, scored after the others and appended to their scoring,
+//! [`Scored::append`]; [`Scoring`] holds what every scoring shares, the leads' and the
 //! prefetched members' too), its ranking, the chains' starts and seeds, the deterministic
 //! parallel map they run on, and the back-end runs in batches that a time limit stops (the
 //! final stage's and the family floor's). Invariant: every result comes in member or index
@@ -52,11 +53,38 @@ pub(super) struct Scored {
     pub(super) orders: Vec<Vec<OpId>>,
     /// Its search-stage measure (`None`: infeasible).
     pub(super) scores: Vec<Option<Measure>>,
-    /// The feasible members by the objective's key, best first ([`rank`]).
+    /// The feasible members by the objective's key, best first ([`rank`]): (key, index into
+    /// `orders` and `scores`).
     pub(super) ranked: Vec<(Key, usize)>,
     pub(super) spent: Spent,
     /// Whether the last member scored meets the floor (no later one is scored, no chain runs).
     pub(super) met: bool,
+}
+
+impl Scored {
+    /// Appends `more`, the members scored right after all of `self`'s (`more`'s member `i` is
+    /// member `self.orders.len() + i` here): its orders and scores after these, its ranking
+    /// merged into this one with its members renumbered so, what it spent added, and its `met`
+    /// (its last member, if any, is the last scored now). `self`'s last member must not meet
+    /// the floor: none is scored after one that does.
+    pub(super) fn append(&mut self, more: Scored) {
+        debug_assert!(
+            !self.met,
+            "a member was scored after one that meets the floor"
+        );
+        let first = self.orders.len();
+        self.orders.extend(more.orders);
+        self.scores.extend(more.scores);
+        // Both rankings are sorted by (key, member), and every appended member comes after
+        // `self`'s, so the sort merges the two runs into the ranking of all the members.
+        let shifted = more.ranked.into_iter().map(|(k, i)| (k, first + i));
+        self.ranked.extend(shifted);
+        self.ranked.sort();
+        self.spent.steps += more.spent.steps;
+        self.spent.work += more.spent.work;
+        // `self.met` is false, so where `more` scored nothing (and so met nothing) it stays so.
+        self.met = more.met;
+    }
 }
 
 /// What every scoring of members shares: the evaluator (and so the objective), the tasks a
@@ -160,17 +188,7 @@ pub(super) fn score_portfolio(
     }
     let shuffles = portfolio.shuffles(&in_time);
     portfolio.members.extend(shuffles);
-    let more = score_members(scoring, &portfolio.members[first..], left);
-    scored.orders.extend(more.orders);
-    scored.scores.extend(more.scores);
-    // Both rankings are sorted by (key, member), so the sort merges the two runs into the
-    // ranking of all the members.
-    let shifted = more.ranked.into_iter().map(|(k, i)| (k, first + i));
-    scored.ranked.extend(shifted);
-    scored.ranked.sort();
-    scored.spent.steps += more.spent.steps;
-    scored.spent.work += more.spent.work;
-    scored.met = more.met;
+    scored.append(score_members(scoring, &portfolio.members[first..], left));
     scored
 }
 
