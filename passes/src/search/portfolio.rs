@@ -250,9 +250,11 @@ fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec
             }
         }
     }
-    let mut seen = std::collections::BTreeSet::new();
-    for (name, seq) in sequences {
-        if !seen.insert(seq.clone()) {
+    // The first of equal sequences names their members; `seen` borrows from `sequences`, so
+    // the check copies none.
+    let mut seen = std::collections::HashSet::new();
+    for (name, seq) in &sequences {
+        if !seen.insert(seq.as_slice()) {
             continue;
         }
         for (lead, inline) in PLACEMENTS {
