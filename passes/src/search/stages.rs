@@ -275,3 +275,67 @@ pub(super) fn in_batches<T: Send, E>(
     }
     Ok(done)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scoring of members with these traffic values (`None`: infeasible), as
+    /// [`score_members`] leaves it.
+    fn scored(traffic: &[Option<u64>], met: bool) -> Scored {
+        let scores: Vec<Option<Measure>> = traffic
+            .iter()
+            .map(|t| {
+                t.map(|traffic| Measure {
+                    traffic,
+                    ..Measure::default()
+                })
+            })
+            .collect();
+        Scored {
+            orders: (0..traffic.len()).map(|i| vec![OpId::new(i)]).collect(),
+            ranked: rank(Objective::Traffic, &scores),
+            scores,
+            spent: Spent {
+                steps: traffic.len() as u64,
+                work: 10 * traffic.len() as u64,
+            },
+            met,
+        }
+    }
+
+    #[test]
+    fn append_ranks_as_one_scoring_of_all_the_members() {
+        let mut all = scored(&[Some(5), None, Some(3)], false);
+        // Ties with the first part's members: the earlier member ranks first.
+        all.append(scored(&[Some(3), Some(7), None, Some(5), Some(1)], true));
+        let whole = scored(
+            &[
+                Some(5),
+                None,
+                Some(3),
+                Some(3),
+                Some(7),
+                None,
+                Some(5),
+                Some(1),
+            ],
+            true,
+        );
+        assert_eq!(all.ranked, whole.ranked);
+        assert_eq!(all.scores, whole.scores);
+        let firsts: Vec<OpId> = all.orders.iter().map(|o| o[0]).collect();
+        assert_eq!(firsts, [0, 1, 2, 0, 1, 2, 3, 4].map(OpId::new));
+        assert_eq!((all.spent.steps, all.spent.work), (8, 80));
+        assert!(all.met);
+    }
+
+    #[test]
+    fn appending_nothing_keeps_the_scoring() {
+        let mut all = scored(&[Some(5), Some(2)], false);
+        all.append(scored(&[], false));
+        assert_eq!(all.ranked, scored(&[Some(5), Some(2)], false).ranked);
+        assert_eq!(all.orders.len(), 2);
+        assert!(!all.met);
+    }
+}
