@@ -75,18 +75,25 @@ impl Large {
         for (i, &task) in tasks.main.iter().enumerate() {
             main_index[task] = i;
         }
-        let mut large = Large {
+        // Whether a main task waits for each task (directly or through feeders and drains):
+        // one pass over the task DAG from its sinks back, not one walk per main task.
+        let mut feeds_main = vec![false; tasks.len()];
+        for &k in tasks.topo.iter().rev() {
+            feeds_main[k] = tasks.succ[k]
+                .iter()
+                .any(|&s| tasks.class[s] == Class::Main || feeds_main[s]);
+        }
+        let sinks = (0..tasks.main.len())
+            .filter(|&i| !feeds_main[tasks.main[i]])
+            .collect();
+        Large {
             main_index,
-            sinks: Vec::new(),
+            sinks,
             tries: [0; 5],
             wins: [0; 5],
             mark: vec![0; tasks.len()],
             stamp: 0,
-        };
-        large.sinks = (0..tasks.main.len())
-            .filter(|&i| large.consumers(tasks, tasks.main[i]).is_empty())
-            .collect();
-        large
+        }
     }
 
     /// Draws the kind of the next move.
@@ -106,7 +113,8 @@ impl Large {
 
     /// Counts one try of `kind`, a win when it improved the chain's current order.
     pub(crate) fn record(&mut self, kind: Kind, won: bool) {
-        let k = KINDS.iter().position(|&x| x == kind).unwrap_or(0);
+        // `KINDS` lists the kinds in declaration order.
+        let k = kind as usize;
         self.tries[k] += 1;
         self.wins[k] += u64::from(won);
     }
