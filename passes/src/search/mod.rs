@@ -7,10 +7,11 @@
 //! reverse depth-first task sequences off the task DAG's structure; `nest` both loop nestings of
 //! nested task families (rows of a chain of state × their steps); `portfolio` lists the
 //! starting candidates (MPAS first); `prefetch` the makespan objective's extra members (the
-//! beam-led op orders with their loads run ahead); `score` measures candidates (search stage: DLR's scan and,
-//! for makespan, Freeze; final stage: the real back end and the verifier); `local` runs the
-//! late-acceptance chains, with `large`'s moves of whole cones and blocks; `family_floor` the orders of the reverse depth-first family that run
-//! through the back end after the final stage; `stages` the budget split, the portfolio's
+//! beam-led op orders with their loads run ahead); `score` measures candidates (search stage:
+//! DLR's scan and, for makespan, Freeze; final stage: the real back end and the verifier);
+//! `local` runs the late-acceptance chains, with `large`'s moves of whole cones and blocks;
+//! `family_floor` the orders of the reverse depth-first family that run through the back end
+//! after the final stage; `stages` the budget split, the portfolio's
 //! scoring and ranking and the deterministic parallel map that the search and `lead` (the
 //! makespan objective's traffic lead) share; [`options`], [`pass`], [`report`] (the
 //! `lattice-bench search` table), `renumbered` (its `--renumber K` table) and [`time_limits`]
