@@ -10,12 +10,14 @@
 //!   cone — that sink's results come first, the root order changes;
 //! - **consumers**: the nearest main tasks that wait for one task move to just after it —
 //!   consumer-first, the loop nesting of a producer family and its consumers turns;
-//! - **block**: a block of up to half the sequence moves anywhere — two halves of a loop swap.
+//! - **block**: a block of up to half the sequence moves anywhere — two halves of a loop swap;
+//! - **adopt**: a window of a structural reference sequence (a root order, a loop nesting, a
+//!   curve over a task grid of some band width) re-sequences its tasks in the places they hold
+//!   (`super::adopt`).
 //!
-//! Which task a move starts from is drawn from the chain's stream: for gather and consumers by
-//! its place in the current sequence, for cone first by its place in the list of sinks, which
-//! is in task-number order (τ, `super::tasks`) — so, like the rest of the chain (its task
-//! numbers and realization follow τ), that draw still depends on the numbering.
+//! Which task a move starts from is drawn from the chain's stream by its place in the current
+//! sequence (for cone first, among the sinks in the sequence's order), never by its task number
+//! (τ, `super::tasks`, which follows the numbering).
 //!
 //! Moved tasks keep their relative order, so a move carries the chain's refinements along. Every
 //! sequence is a permutation of the main tasks, which `super::realize` turns into a legal,
@@ -29,6 +31,7 @@
 //! O(T + E_T) per large move for T tasks and E_T task edges (one walk of a cone and one pass
 //! over the sequence); O(KINDS) per choice.
 
+use super::adopt::References;
 use super::tasks::{Class, Tasks};
 use crate::rng::Rng;
 
@@ -41,28 +44,38 @@ pub(crate) enum Kind {
     ConeFirst,
     Consumers,
     Block,
+    Adopt,
 }
 
-const KINDS: [Kind; 5] = [
+/// The large moves that rearrange the sequence around one task ([`Large::rearranged`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Around {
+    Gather,
+    ConeFirst,
+    Consumers,
+}
+
+const KINDS: [Kind; 6] = [
     Kind::Small,
     Kind::Gather,
     Kind::ConeFirst,
     Kind::Consumers,
     Kind::Block,
+    Kind::Adopt,
 ];
 /// Prior shares, in per mille: small moves refine, so they keep most of the steps until the
 /// large ones prove themselves on the module at hand.
-const PRIOR: [u64; 5] = [800, 50, 50, 50, 50];
+const PRIOR: [u64; 6] = [800, 50, 50, 50, 50, 50];
 
 /// The large moves of one chain and its tallies.
 pub(crate) struct Large {
     /// Per task: its index in [`Tasks::main`], `usize::MAX` for a feeder or drain.
     main_index: Vec<usize>,
-    /// Main tasks (indices into [`Tasks::main`]) no main task waits for.
-    sinks: Vec<usize>,
+    /// Per main task (index into [`Tasks::main`]): whether no main task waits for it.
+    sink: Vec<bool>,
     /// Tries and wins per kind.
-    tries: [u64; 5],
-    wins: [u64; 5],
+    tries: [u64; 6],
+    wins: [u64; 6],
     /// Visit marks of the current walk (`stamp` is the current walk's mark).
     mark: Vec<u32>,
     stamp: u32,
@@ -83,14 +96,12 @@ impl Large {
                 .iter()
                 .any(|&s| tasks.class[s] == Class::Main || feeds_main[s]);
         }
-        let sinks = (0..tasks.main.len())
-            .filter(|&i| !feeds_main[tasks.main[i]])
-            .collect();
+        let sink = tasks.main.iter().map(|&task| !feeds_main[task]).collect();
         Large {
             main_index,
-            sinks,
-            tries: [0; 5],
-            wins: [0; 5],
+            sink,
+            tries: [0; 6],
+            wins: [0; 6],
             mark: vec![0; tasks.len()],
             stamp: 0,
         }
@@ -119,11 +130,12 @@ impl Large {
         self.wins[k] += u64::from(won);
     }
 
-    /// `seq` after one large move of `kind` (never [`Kind::Small`], which `super::local` makes);
-    /// `None` when the move leaves the sequence as it is.
+    /// `seq` after one large move of `kind` (never [`Kind::Small`], which `super::local` makes;
+    /// adopt windows of `references`); `None` when the move leaves the sequence as it is.
     pub(crate) fn apply(
         &mut self,
         tasks: &Tasks,
+        references: &References,
         kind: Kind,
         seq: &[usize],
         rng: &mut Rng,
@@ -131,6 +143,7 @@ impl Large {
         let m = seq.len();
         let next = match kind {
             Kind::Small => return None,
+            Kind::Adopt => return references.adopt(seq, rng),
             Kind::Block => {
                 let len = rng.range(2, (m / 2).max(2)).min(m - 1);
                 let start = rng.range(0, m - len);
@@ -143,49 +156,53 @@ impl Large {
                 rest.splice(to..to, seq[start..start + len].iter().copied());
                 rest
             }
-            Kind::ConeFirst => match rng.pick(&self.sinks) {
-                Some(sink) => self.rearranged(tasks, kind, seq, sink),
-                None => return None,
-            },
+            Kind::ConeFirst => {
+                let sinks: Vec<usize> = seq.iter().copied().filter(|&i| self.sink[i]).collect();
+                let sink = rng.pick(&sinks)?;
+                self.rearranged(tasks, Around::ConeFirst, seq, sink)
+            }
             Kind::Gather | Kind::Consumers => {
                 let task = seq[rng.range(0, m - 1)];
-                self.rearranged(tasks, kind, seq, task)
+                let around = if kind == Kind::Gather {
+                    Around::Gather
+                } else {
+                    Around::Consumers
+                };
+                self.rearranged(tasks, around, seq, task)
             }
         };
         (next != seq).then_some(next)
     }
 
-    /// `seq` after the [`Kind::Gather`], [`Kind::ConeFirst`] or [`Kind::Consumers`] move of
-    /// `task` (an index into [`Tasks::main`]); `seq` itself for the other kinds.
+    /// `seq` after the move `around` of `task` (an index into [`Tasks::main`]).
     pub(crate) fn rearranged(
         &mut self,
         tasks: &Tasks,
-        kind: Kind,
+        around: Around,
         seq: &[usize],
         task: usize,
     ) -> Vec<usize> {
-        let group = match kind {
-            Kind::Gather | Kind::ConeFirst => self.cone(tasks, tasks.main[task]),
-            Kind::Consumers => self.consumers(tasks, tasks.main[task]),
-            Kind::Small | Kind::Block => return seq.to_vec(),
+        let group = match around {
+            Around::Gather | Around::ConeFirst => self.cone(tasks, tasks.main[task]),
+            Around::Consumers => self.consumers(tasks, tasks.main[task]),
         };
         self.mark_all(tasks, &group);
         let stamp = self.stamp;
         let moved = |i: usize| i != task && self.mark[tasks.main[i]] == stamp;
         let group: Vec<usize> = seq.iter().copied().filter(|&i| moved(i)).collect();
         let mut next = Vec::with_capacity(seq.len());
-        if kind == Kind::ConeFirst {
+        if around == Around::ConeFirst {
             next.extend(&group);
             next.push(task);
         }
         for &i in seq.iter().filter(|&&i| !moved(i)) {
-            match kind {
-                Kind::ConeFirst if i == task => continue,
-                Kind::Gather if i == task => next.extend(&group),
+            match around {
+                Around::ConeFirst if i == task => continue,
+                Around::Gather if i == task => next.extend(&group),
                 _ => {}
             }
             next.push(i);
-            if kind == Kind::Consumers && i == task {
+            if around == Around::Consumers && i == task {
                 next.extend(&group);
             }
         }

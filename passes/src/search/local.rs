@@ -6,9 +6,10 @@
 //!   reversals of blocks of 2–12 tasks, flips of one task's op order (`super::tasks`), and
 //!   changes of the feeder placement (lead 0–3, loaders inlined or not); and the large moves of
 //!   `super::large` (a task's cone gathered before it, a sink's cone first, a task's consumers
-//!   right after it, a block of up to half the sequence moved), drawn adaptively by how often
-//!   each kind has improved this chain's order. Every neighbour is realized
-//!   (`super::realize`), so it is legal and L0-exclusive by construction.
+//!   right after it, a block of up to half the sequence moved, a window of a structural
+//!   reference — a root order, a loop nesting, a grid curve — adopted in place), drawn
+//!   adaptively by how often each kind has improved this chain's order. Every neighbour is
+//!   realized (`super::realize`), so it is legal and L0-exclusive by construction.
 //! - **Op phase** (the rest): one op moves to another place inside its dependency window (after
 //!   its last predecessor, before its first successor, in the precedence graph without L0 turns).
 //!   The window ignores the op's *carried* neighbours — an ALLOC of a non-staging buffer with no
@@ -30,7 +31,8 @@
 //! instead of a scan). Each step is one realization or an O(V) rotation, plus one evaluation
 //! or memo lookup; a large move adds O(T + E_T) for T tasks and E_T task edges.
 
-use super::large::Large;
+use super::adopt::References;
+use super::large::{Kind, Large};
 use super::memo::{Lookup, Memo};
 use super::moves::{relocate, shift, window};
 use super::options::Objective;
@@ -98,6 +100,8 @@ pub(crate) struct Space<'a, 'm> {
     pub(crate) tasks: &'a Tasks,
     /// The precedence graph without L0 turns (the op phase's windows).
     pub(crate) graph: &'a Graph<'m>,
+    /// The structural sequences the task phase's adopt moves take windows of.
+    pub(crate) references: &'a References,
     pub(crate) deadline: Option<Instant>,
     /// Told of every step spent, in the unit of `currency`.
     pub(crate) progress: &'a dyn Progress,
@@ -219,14 +223,20 @@ fn task_phase(
         }
         let step = steps;
         steps += 1;
-        let kind = large.pick(rng);
-        let candidate = match large.apply(space.tasks, kind, &current.seq, rng) {
-            Some(seq) => TaskOrder {
-                seq,
-                ..current.clone()
-            },
-            None => neighbour(&current, &flippable, rng),
-        };
+        let drawn = large.pick(rng);
+        // A large move that would leave the sequence as it is gives way to a small move, and
+        // the try counts as the small move's: a no-op-prone kind must not borrow its rate.
+        let (kind, candidate) =
+            match large.apply(space.tasks, space.references, drawn, &current.seq, rng) {
+                Some(seq) => (
+                    drawn,
+                    TaskOrder {
+                        seq,
+                        ..current.clone()
+                    },
+                ),
+                None => (Kind::Small, neighbour(&current, &flippable, rng)),
+            };
         let order = realize(space.tasks, &candidate);
         space.spend(found, 0, realize_work(space.evaluator.module));
         let slot = step as usize % HISTORY;

@@ -9,7 +9,8 @@
 //! starting candidates (MPAS first); `prefetch` the makespan objective's extra members (the
 //! beam-led op orders with their loads run ahead); `score` measures candidates (search stage:
 //! DLR's scan and, for makespan, Freeze; final stage: the real back end and the verifier);
-//! `local` runs the late-acceptance chains, with `large`'s moves of whole cones and blocks;
+//! `local` runs the late-acceptance chains, with `large`'s moves of whole cones and blocks and
+//! `adopt`'s windows of structural sequences (root orders, loop nestings, grid curves);
 //! `family_floor` the orders of the reverse depth-first family that run through the back end
 //! after the final stage; `stages` the budget split, the portfolio's
 //! scoring and ranking and the deterministic parallel map that the search and `lead` (the
@@ -77,6 +78,7 @@
 //! `portfolio::Portfolio::shuffles`, on the turnless graph and fingerprints the portfolio's
 //! build kept, which the chains use too; their scoring is within the budget).
 
+mod adopt;
 mod beam;
 mod family;
 mod family_floor;
@@ -115,6 +117,7 @@ use crate::analysis::{bottom_levels, BottomLevels};
 use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
+use adopt::References;
 use family_floor::{family_orders, FAMILY_FLOOR_OPS};
 use lattice::OptionType;
 use lattice_lir::{Module, OpId, Phase};
@@ -478,10 +481,17 @@ pub fn search_with(
                 &built_here
             }
         };
+        // The adopt moves' references (`adopt`) read the fingerprints the portfolio's build
+        // kept; without them (a time limit cut the build short) the chains make no adopt move.
+        let references = match &turnless {
+            Some((_, print)) => References::of(module, &tasks, print),
+            None => References::none(),
+        };
         let space = Space {
             evaluator: &evaluator,
             tasks: &tasks,
             graph,
+            references: &references,
             deadline: stop,
             progress,
             currency: budget,

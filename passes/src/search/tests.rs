@@ -489,7 +489,7 @@ fn reached(
 /// each with the moved tasks in their previous relative order.
 #[test]
 fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
-    use super::large::{Kind, Large};
+    use super::large::{Around, Kind, Large};
     let mut rng = Rng::new(11);
     let mut cases = modules();
     cases.push(case("FlashAttention_Case0"));
@@ -500,6 +500,8 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
             continue;
         }
         let mut large = Large::new(&tasks);
+        // Adopt moves have their own test (`adopt_moves_resequence_a_window_in_place`).
+        let none = super::adopt::References::none();
         let mut seq: Vec<usize> = (0..n).collect();
         for i in (1..n).rev() {
             seq.swap(i, rng.range(0, i));
@@ -512,7 +514,7 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
         let all: Vec<usize> = (0..n).collect();
         for kind in [Kind::Block, Kind::Gather, Kind::ConeFirst, Kind::Consumers] {
             for _ in 0..20 {
-                if let Some(next) = large.apply(&tasks, kind, &seq, &mut rng) {
+                if let Some(next) = large.apply(&tasks, &none, kind, &seq, &mut rng) {
                     assert_eq!(sorted(&next), all, "{}: {kind:?}", m.name);
                     assert_ne!(next, seq);
                 }
@@ -523,16 +525,16 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
             let cone = reached(&tasks, task, true, true);
             let in_order: Vec<usize> = seq.iter().copied().filter(|i| cone.contains(i)).collect();
             let k = cone.len();
-            let gathered = large.rearranged(&tasks, Kind::Gather, &seq, task);
+            let gathered = large.rearranged(&tasks, Around::Gather, &seq, task);
             let at = pos(&gathered, task);
             assert_eq!(gathered[at - k..at], in_order[..], "{}: gather", m.name);
-            let first = large.rearranged(&tasks, Kind::ConeFirst, &seq, task);
+            let first = large.rearranged(&tasks, Around::ConeFirst, &seq, task);
             assert_eq!(first[..k], in_order[..], "{}: cone first", m.name);
             assert_eq!(first[k], task, "{}: cone first", m.name);
             let near = reached(&tasks, task, false, false);
             let near_in_order: Vec<usize> =
                 seq.iter().copied().filter(|i| near.contains(i)).collect();
-            let consumers = large.rearranged(&tasks, Kind::Consumers, &seq, task);
+            let consumers = large.rearranged(&tasks, Around::Consumers, &seq, task);
             let at = pos(&consumers, task);
             assert_eq!(
                 consumers[at + 1..at + 1 + near.len()],
@@ -542,6 +544,69 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
             );
             for i in [&gathered, &first, &consumers] {
                 assert_eq!(sorted(i), all, "{}", m.name);
+            }
+        }
+    }
+}
+
+/// The adopt move's references are permutations of the main tasks or of a detected grid's
+/// tasks, grid curves present where a grid is; adopting a window leaves every other task in its
+/// place and puts the window's tasks in the window's order into the places they held; a drawn
+/// move keeps a permutation.
+#[test]
+fn adopt_moves_resequence_a_window_in_place() {
+    use super::adopt::{adopted, References};
+    let mut rng = Rng::new(5);
+    let mut cases = modules();
+    cases.push(case("Matmul_Case0"));
+    for m in cases {
+        let tasks = Tasks::of(&m).expect("tasks");
+        let n = tasks.main.len();
+        let print = fingerprints(&Graph::build_with(&m, false).expect("graph"));
+        let references = References::of(&m, &tasks, &print);
+        if n < 2 {
+            assert!(references.groups().is_empty(), "{}", m.name);
+            continue;
+        }
+        let grid = detect(&m, &tasks);
+        let sorted = |v: &[usize]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v
+        };
+        let all: Vec<usize> = (0..n).collect();
+        let grid_tasks = grid.as_ref().map(|g| sorted(&g.cells.concat()));
+        let mut curves_seen = false;
+        for reference in references.groups().iter().flatten() {
+            let set = sorted(reference);
+            let is_curve = Some(&set) == grid_tasks.as_ref() && set != all;
+            curves_seen |= is_curve;
+            assert!(set == all || is_curve, "{}: a reference", m.name);
+        }
+        assert_eq!(
+            curves_seen,
+            grid_tasks.as_ref().is_some_and(|g| g.len() < n),
+            "{}: grid curves",
+            m.name
+        );
+        let mut seq = all.clone();
+        for i in (1..n).rev() {
+            seq.swap(i, rng.range(0, i));
+        }
+        let window: Vec<usize> = seq.iter().rev().step_by(2).copied().collect();
+        let next = adopted(&seq, &window);
+        let mut taken = window.iter();
+        for (&before, &after) in seq.iter().zip(&next) {
+            if window.contains(&before) {
+                assert_eq!(Some(&after), taken.next(), "{}: window order", m.name);
+            } else {
+                assert_eq!(after, before, "{}: others stay", m.name);
+            }
+        }
+        for _ in 0..20 {
+            if let Some(next) = references.adopt(&seq, &mut rng) {
+                assert_eq!(sorted(&next), all, "{}", m.name);
+                assert_ne!(next, seq);
             }
         }
     }
