@@ -17,8 +17,9 @@
 //! references), and the window is drawn from the chain's own stream, so the move depends on the
 //! numbering no more than the references do.
 //!
-//! O(R · (T + E_T) + T log T) to build (the family, nest and grid members' costs, R
-//! references, T tasks, E_T task edges); O(T) per move.
+//! Building them costs what building the family, nest and grid members costs (their headers:
+//! O(R · (T + E_T) + T log T) for R references over T tasks and E_T task edges, plus the grid's
+//! detection and O(r · c) per curve), once per search; a move costs O(T).
 
 use super::family::{family, task_fingerprints};
 use super::grid::{curves, detect};

@@ -76,7 +76,9 @@
 //! the two beam members' builds and an MPAS run along each (`beam`, `portfolio`) and, where
 //! MPAS leads the portfolio, the shuffle members' shuffles and MPAS runs (`shuffle`,
 //! `portfolio::Portfolio::shuffles`, on the turnless graph and fingerprints the portfolio's
-//! build kept, which the chains use too; their scoring is within the budget).
+//! build kept, which the chains use too; their scoring is within the budget), plus, where
+//! chains run, the adopt moves' references, built once from those fingerprints (`adopt`: the
+//! cost of the family, nest and grid members' builds).
 
 mod adopt;
 mod beam;
