@@ -94,12 +94,11 @@ fn any_sequence_and_lead_realizes_a_legal_l0_exclusive_order() {
         let tasks = Tasks::of(&m).expect("tasks");
         let flippable = tasks.flippable();
         for round in 0..8u32 {
-            let mut seq: Vec<usize> = (0..tasks.main.len()).collect();
-            if round > 0 {
-                for i in (1..seq.len()).rev() {
-                    seq.swap(i, rng.range(0, i));
-                }
-            }
+            let seq = if round > 0 {
+                permutation(tasks.main.len(), &mut rng)
+            } else {
+                (0..tasks.main.len()).collect()
+            };
             // Rounds 4–7 flip every other flippable task.
             let flips = flippable
                 .iter()
@@ -484,6 +483,22 @@ fn reached(
     found
 }
 
+/// `v` sorted.
+fn sorted(v: &[usize]) -> Vec<usize> {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v
+}
+
+/// A random permutation of `0..n` (Fisher–Yates).
+fn permutation(n: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut seq: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        seq.swap(i, rng.range(0, i));
+    }
+    seq
+}
+
 /// Every large move gives a permutation of the main tasks; gathering puts a task's whole cone
 /// right before it, cone-first puts it at the front, consumers follow their producer at once —
 /// each with the moved tasks in their previous relative order.
@@ -502,15 +517,7 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
         let mut large = Large::new(&tasks);
         // Adopt moves have their own test (`adopt_moves_resequence_a_window_in_place`).
         let none = super::adopt::References::none();
-        let mut seq: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            seq.swap(i, rng.range(0, i));
-        }
-        let sorted = |v: &[usize]| {
-            let mut v = v.to_vec();
-            v.sort_unstable();
-            v
-        };
+        let seq = permutation(n, &mut rng);
         let all: Vec<usize> = (0..n).collect();
         for kind in [Kind::Block, Kind::Gather, Kind::ConeFirst, Kind::Consumers] {
             for _ in 0..20 {
@@ -569,11 +576,6 @@ fn adopt_moves_resequence_a_window_in_place() {
             continue;
         }
         let grid = detect(&m, &tasks);
-        let sorted = |v: &[usize]| {
-            let mut v = v.to_vec();
-            v.sort_unstable();
-            v
-        };
         let all: Vec<usize> = (0..n).collect();
         let grid_tasks = grid.as_ref().map(|g| sorted(&g.cells.concat()));
         let mut curves_seen = false;
@@ -589,10 +591,7 @@ fn adopt_moves_resequence_a_window_in_place() {
             "{}: grid curves",
             m.name
         );
-        let mut seq = all.clone();
-        for i in (1..n).rev() {
-            seq.swap(i, rng.range(0, i));
-        }
+        let seq = permutation(n, &mut rng);
         let window: Vec<usize> = seq.iter().rev().step_by(2).copied().collect();
         let next = adopted(&seq, &window);
         let mut taken = window.iter();
