@@ -63,8 +63,8 @@ const KINDS: [Kind; 6] = [
     Kind::Block,
     Kind::Adopt,
 ];
-/// Prior shares, in per mille: small moves refine, so they keep most of the steps until the
-/// large ones prove themselves on the module at hand.
+/// Prior weights (small moves 800 of 1,050, 76% of the draws at first): small moves refine, so
+/// they keep most of the steps until the large ones prove themselves on the module at hand.
 const PRIOR: [u64; 6] = [800, 50, 50, 50, 50, 50];
 
 /// The large moves of one chain and its tallies.
