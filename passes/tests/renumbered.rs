@@ -5,8 +5,8 @@
 //! modules of every shape, each under random topological renumberings (six orders per copy).
 //! Then the search: 27 generated modules (three of each family, 200–400 nodes) × 4 renumberings,
 //! `mpas,dlr,cpe` and every objective of `order-search` planned and checked by the replay, and
-//! the per-objective spread over the numberings held to 1.02 outside a listed set of measured
-//! misses. About 50 s in a debug build on two loaded cores (the search tests run in parallel).
+//! the per-objective spread over the numberings held to 1.02. About 50 s in a debug build on two
+//! loaded cores (the search tests run in parallel).
 //! And renumbering itself (`lattice_passes::renumber`, re-exported by the generator): it keeps
 //! the DAG and verifies, and refuses an order that is not topological.
 
@@ -218,60 +218,20 @@ fn misses(runs: &[Runs]) -> Vec<(String, String)> {
     out
 }
 
-/// Where the search still loses at this test's budget (120 steps), with the numbers measured
-/// when this list was written (worst / best, or the values and what they are above); the
-/// search's side of issue 31 is to empty it. Every other goal is asserted, and so is each entry
-/// here whose module the test runs: it must still miss, so the list cannot outlive a fix. The
-/// entries are printed with their current numbers on every run: 5 of the 198 spread and family
-/// goals (27 modules and 6 joined nestings × 3 objectives × 2), all makespan: 3 on `heads-*` at
-/// 400 nodes (the two nestings and their joined pair give identical values) and 2 on `random`
-/// (the prefetched members, `search/prefetch.rs`, brought n300's from 1.346 to 1.152 and n400's
-/// from 1.335 to 1.288; what is left is the module as given, whose generation order is a fast
-/// program order the search does not find on the copies within 120 steps). At the default
-/// budget each is within 1.02 (docs/search.md). The peak misses went with the beam member
-/// (`search/beam.rs`: 7 on `heads-*`), the shuffle members (`resnet`) and the reverse
-/// depth-first orders along the beams (`sink-dfs-along-beam`: `matmul`, `heads-q` and `random`
-/// peak), attention n300's makespan miss (1.058) with the chains' large moves
-/// (`search/large.rs`; `heads-*` n400 went 1.028 → 1.041 with them); the makespan objective's
-/// plan was never slower than the peak and traffic objectives' (135 copies), and no family
-/// goal is missed.
-#[rustfmt::skip]
-const KNOWN_MISSES: &[&str] = &[
-    "gen-heads-kv-n400-s3 Makespan", // [7841, 7533, 7677, 7565, 7577]: 1.041
-    "gen-heads-kv-n400-s3+heads-q Makespan", // [7841, 7533, 7677, 7565, 7577, 7841, 7533, 7677, 7565, 7577]: 1.041
-    "gen-heads-q-n400-s3 Makespan", // [7841, 7533, 7677, 7565, 7577]: 1.041
-    "gen-random-n300-s2 Makespan", // [6324, 7285, 7285, 7285, 7285]: 1.152
-    "gen-random-n400-s3 Makespan", // [9540, 11166, 12289, 12087, 12045]: 1.288
-];
-
-/// Asserts every goal of [`misses`] on `runs` outside [`KNOWN_MISSES`], and that each listed miss
-/// of a module in `runs` still misses; prints the known ones.
+/// Asserts every goal of [`misses`] on `runs`. Until the search ran on a canonical copy of the
+/// module (`search/canonical.rs`) five makespan goals were listed here as known misses at this
+/// budget (120 steps): `heads-*` n400 1.041 (three keys), `random` n300 1.152 and n400 1.288;
+/// on the canonical copy every copy of those modules gets one value or within 1.02 of it.
 fn check(runs: &[Runs]) {
-    let mut failures = Vec::new();
     let missed = misses(runs);
-    for (key, numbers) in &missed {
-        if KNOWN_MISSES.contains(&key.as_str()) {
-            eprintln!("known miss: {key}: {numbers}");
-        } else {
-            failures.push(format!("{key}: {numbers}"));
-        }
-    }
-    // A listed miss of a module run here that no longer misses: the list is stale.
-    for known in KNOWN_MISSES {
-        let module = known.split_once(' ').map_or(*known, |(module, _)| module);
-        let ran = runs.iter().any(|r| r.name == module);
-        if ran && !missed.iter().any(|(key, _)| key == known) {
-            failures.push(format!("{known}: listed in KNOWN_MISSES but met"));
-        }
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(missed.is_empty(), "{missed:#?}");
 }
 
 /// The search on renumbered modules: for three modules of `shape` (200–400 nodes) and four
 /// renumberings of each, `mpas,dlr,cpe` and every objective of the search succeed and verify;
 /// each objective's worst result is within 1.02 of its best and not above the best member of the
 /// reverse depth-first family under DLR's own key, and the makespan objective's plan is never
-/// slower than the peak and traffic objectives' (outside [`KNOWN_MISSES`]).
+/// slower than the peak and traffic objectives'.
 fn numbering_does_not_matter(shape: Shape) -> Vec<Runs> {
     let runs: Vec<Runs> = family(shape).iter().map(runs).collect();
     check(&runs);

@@ -82,6 +82,7 @@
 
 mod adopt;
 mod beam;
+mod canonical;
 mod family;
 mod family_floor;
 mod floor;
@@ -120,6 +121,7 @@ use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
 use adopt::References;
+use canonical::Canonical;
 use family_floor::{family_orders, FAMILY_FLOOR_OPS};
 use lattice::OptionType;
 use lattice_lir::{Module, OpId, Phase};
@@ -380,11 +382,27 @@ pub fn search_with(
         });
     }
 
+    // The search stage runs on the canonical copy (`canonical`), with MPAS's order mapped onto
+    // it; the final stage (finalists and family floor) on the module as given, so the plan is
+    // the pipeline's. An order error of the copy's names the module's ops (`located`).
+    let canonical = Canonical::of(module)?;
+    let located = |e: OrderError| SearchError::Order(canonical.located(e));
+    let module = &canonical.copy;
+    let levels = &BottomLevels(canonical.permuted(&levels.0));
+    let copy_work = Module {
+        phase: Phase::Scheduled,
+        ..module.clone()
+    };
+    let final_evaluator = evaluator;
+    let evaluator = Evaluator::new(&copy_work, objective, &options.back_end);
+    let mpas_copy = canonical.to_copy(&mpas_order);
+
     // Grouping and the portfolio's build, each member only while there is time.
-    let tasks = Tasks::of(module)?;
-    let mut portfolio = portfolio(module, levels, &tasks, mpas_order.clone(), &|| {
+    let tasks = Tasks::of(module).map_err(located)?;
+    let mut portfolio = portfolio(module, levels, &tasks, mpas_copy.clone(), &|| {
         !out_of_time()
-    })?;
+    })
+    .map_err(located)?;
     progress.advance(budget.cost(0, build_work));
     if let Allowance::Steps(steps) = budget {
         portfolio
@@ -431,7 +449,7 @@ pub fn search_with(
     let task_starts = task_starts(&ranked, &members);
     // The makespan objective's leads: the traffic and peak searches' portfolios and first
     // chains. The traffic lead's chain takes `LEAD_SLOT`'s place; the peak lead's runs on top.
-    let lead_evaluators = LEADS.map(|o| Evaluator::new(&work, o, &options.back_end));
+    let lead_evaluators = LEADS.map(|o| Evaluator::new(&copy_work, o, &options.back_end));
     let leads: Vec<Option<Lead>> = lead_evaluators
         .iter()
         .map(|lead_evaluator| {
@@ -479,7 +497,7 @@ pub fn search_with(
         let graph = match &turnless {
             Some((graph, _)) => graph,
             None => {
-                built_here = Graph::build_with(module, false)?;
+                built_here = Graph::build_with(module, false).map_err(located)?;
                 &built_here
             }
         };
@@ -644,7 +662,7 @@ pub fn search_with(
             lead_pools.push(pool);
         }
     }
-    let finalists = finalists(objective, "mpas", &mpas_order, &pool, &lead_pools);
+    let finalists = finalists(objective, "mpas", &mpas_copy, &pool, &lead_pools);
     let jobs: Vec<(usize, Victim)> = (0..finalists.len())
         .flat_map(|f| victims.iter().map(move |&v| (f, v)))
         .skip(1)
@@ -661,7 +679,9 @@ pub fn search_with(
         |j| {
             let (f, victim) = jobs[j];
             let back_end = options.back_end.with_victim(victim);
-            evaluator.with_back_end(&back_end).finish(finalists[f].1)
+            final_evaluator
+                .with_back_end(&back_end)
+                .finish(&canonical.to_original(finalists[f].1))
         },
         |first, results| {
             progress.advance(results.len() as u64 * final_cost);
@@ -676,8 +696,11 @@ pub fn search_with(
         },
     )?;
     let (f, victim) = winner.map_or((0, victims[0]), |j| jobs[j]);
-    let (mut order, mut victim, mut winner) =
-        (finalists[f].1.to_vec(), victim, finalists[f].0.clone());
+    let (mut order, mut victim, mut winner) = (
+        canonical.to_original(finalists[f].1),
+        victim,
+        finalists[f].0.clone(),
+    );
     // The family floor (family_floor.rs): the family's orders the final stage did not run under
     // DLR's own key, each through the back end under it.
     let mut floor_runs = 0u64;
@@ -690,16 +713,18 @@ pub fn search_with(
                     .map(|j| finalists[j.0].1),
             )
             .collect();
-        let floor_orders: Vec<(String, Vec<OpId>)> = family_orders(module, &tasks)?
+        let floor_orders: Vec<(String, Vec<OpId>)> = family_orders(module, &tasks)
+            .map_err(located)?
             .into_iter()
             .filter(|(_, o)| !ran.contains(&o.as_slice()))
+            .map(|(name, o)| (name, canonical.to_original(&o)))
             .collect();
         let runs = in_batches(
             threads,
             floor_orders.len(),
             deadline,
             &mut per_batch,
-            |j| evaluator.finish(&floor_orders[j].1),
+            |j| final_evaluator.finish(&floor_orders[j].1),
             |first, results| {
                 for (i, result) in results.into_iter().enumerate() {
                     // An order DLR cannot plan is no candidate (the family's orders were never
@@ -721,7 +746,7 @@ pub fn search_with(
         )?;
         floor_runs = runs as u64;
     }
-    let final_work = (1 + done as u64) * evaluator.finish_work();
+    let final_work = (1 + done as u64) * final_evaluator.finish_work();
     let prefetch_spent = prefetch
         .as_ref()
         .map(|(_, _, more)| more.spent)
