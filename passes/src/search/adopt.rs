@@ -17,16 +17,11 @@
 //! references), and the window is drawn from the chain's own stream, so the move depends on the
 //! numbering no more than the references do.
 //!
-//! Building them costs what building the family, nest and grid members costs (their headers:
-//! O(R · (T + E_T) + T log T) for R references over T tasks and E_T task edges, plus the grid's
-//! detection and O(r · c) per curve), once per search; a move costs O(T).
+//! The portfolio's build hands them over (`super::portfolio`, which reads the same sequences
+//! off the structure for its task members), so they cost only their copies, O(R · T) for R
+//! references over T tasks, once per search; a move costs O(T).
 
-use super::family::{family, task_fingerprints};
-use super::grid::{curves, detect};
-use super::nest::nested;
-use super::tasks::Tasks;
 use crate::rng::Rng;
-use lattice_lir::Module;
 
 /// The references, by group; every group and reference non-empty.
 pub(crate) struct References {
@@ -39,31 +34,11 @@ impl References {
         References { groups: Vec::new() }
     }
 
-    /// The references of `module`'s main tasks; `print` is its ops' structural fingerprints
-    /// (`super::family::fingerprints`, on the precedence graph without L0 turns).
-    pub(crate) fn of(module: &Module, tasks: &Tasks, print: &[u64]) -> Self {
-        if tasks.main.len() < 2 {
-            return References::none();
-        }
-        let print = task_fingerprints(print, tasks);
-        let sequences = |members: Vec<(String, Vec<usize>)>| -> Vec<Vec<usize>> {
-            members.into_iter().map(|(_, seq)| seq).collect()
-        };
-        let roots = sequences(family(tasks, &print));
-        let nestings = sequences(nested(tasks, &print));
-        let grid_curves: Vec<Vec<usize>> = detect(module, tasks)
-            .map(|grid| {
-                [grid.transposed(), grid]
-                    .iter()
-                    .flat_map(|g| {
-                        curves(g.rows(), g.cols())
-                            .into_iter()
-                            .map(|curve| curve.cells.iter().map(|&(r, c)| g.cells[r][c]).collect())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let groups = [roots, nestings, grid_curves]
+    /// The references in their groups: the family's root orders, the loop nestings, the grid
+    /// curves (each a sequence of main tasks); sequences of fewer than two tasks and empty
+    /// groups are left out.
+    pub(crate) fn new(groups: [Vec<Vec<usize>>; 3]) -> Self {
+        let groups = groups
             .into_iter()
             .map(|group| {
                 group

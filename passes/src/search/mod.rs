@@ -120,7 +120,6 @@ use crate::analysis::{bottom_levels, BottomLevels};
 use crate::dlr::{DlrError, Victim};
 use crate::order::graph::Graph;
 use crate::order::{mpas_order, MpasOptions, OrderError};
-use adopt::References;
 use canonical::Canonical;
 use family_floor::{family_orders, FAMILY_FLOOR_OPS};
 use lattice::OptionType;
@@ -387,6 +386,7 @@ pub fn search_with(
     // the pipeline's. An order error of the copy's names the module's ops (`located`).
     let canonical = Canonical::of(module)?;
     let located = |e: OrderError| SearchError::Order(canonical.located(e));
+    let given = module;
     let module = &canonical.copy;
     let levels = &BottomLevels(canonical.permuted(&levels.0));
     let copy_work = Module {
@@ -421,7 +421,11 @@ pub fn search_with(
         progress,
     };
     let scored = score_portfolio(&scoring, &mut portfolio, budget);
-    let Portfolio { members, turnless } = portfolio;
+    let Portfolio {
+        members,
+        turnless,
+        references,
+    } = portfolio;
     let Scored {
         orders,
         scores,
@@ -501,12 +505,8 @@ pub fn search_with(
                 &built_here
             }
         };
-        // The adopt moves' references (`adopt`) read the fingerprints the portfolio's build
-        // kept; without them (a time limit cut the build short) the chains make no adopt move.
-        let references = match &turnless {
-            Some((_, print)) => References::of(module, &tasks, print),
-            None => References::none(),
-        };
+        // The adopt moves' references (`adopt`) are the portfolio's; where a time limit cut
+        // its build short of the task members there are none, and no adopt move.
         let space = Space {
             evaluator: &evaluator,
             tasks: &tasks,
@@ -702,22 +702,23 @@ pub fn search_with(
         finalists[f].0.clone(),
     );
     // The family floor (family_floor.rs): the family's orders the final stage did not run under
-    // DLR's own key, each through the back end under it.
+    // DLR's own key, each through the back end under it. The family of the module as given,
+    // not of the copy: where the fingerprints tie, the two families differ, and the floor is
+    // the family a user measures (`renumbered::family_best`).
     let mut floor_runs = 0u64;
     if ops <= FAMILY_FLOOR_OPS {
-        let ran: Vec<&[OpId]> = std::iter::once(finalists[0].1)
+        let ran: Vec<Vec<OpId>> = std::iter::once(finalists[0].1)
             .chain(
                 jobs[..done]
                     .iter()
                     .filter(|j| j.1 == victims[0])
                     .map(|j| finalists[j.0].1),
             )
+            .map(|o| canonical.to_original(o))
             .collect();
-        let floor_orders: Vec<(String, Vec<OpId>)> = family_orders(module, &tasks)
-            .map_err(located)?
+        let floor_orders: Vec<(String, Vec<OpId>)> = family_orders(given, &Tasks::of(given)?)?
             .into_iter()
-            .filter(|(_, o)| !ran.contains(&o.as_slice()))
-            .map(|(name, o)| (name, canonical.to_original(&o)))
+            .filter(|(_, o)| !ran.contains(o))
             .collect();
         let runs = in_batches(
             threads,

@@ -34,6 +34,7 @@
 //! members, [`SHUFFLES`] shuffles, renumberings and MPAS runs (on the turnless graph and
 //! fingerprints the build kept, [`Portfolio`]).
 
+use super::adopt::References;
 use super::beam::{beam, Opening, BEAM_OPS};
 use super::family::{family, fingerprints, task_fingerprints};
 use super::grid::{curves, detect};
@@ -106,6 +107,9 @@ pub(crate) struct Portfolio<'m> {
     /// (`super::family::fingerprints`), where the build reached them: not on modules above
     /// `BEAM_OPS` ops without main tasks, nor when `go_on` said no before.
     pub(crate) turnless: Option<(Graph<'m>, Vec<u64>)>,
+    /// The chains' adopt references (`super::adopt`): the family, nest and grid-curve
+    /// sequences the task members were built from; none where the build did not reach them.
+    pub(crate) references: References,
 }
 
 /// Every member, named, MPAS (`mpas`, its order) first; the members built while `go_on` said
@@ -120,6 +124,7 @@ pub(crate) fn portfolio<'m>(
     let mut portfolio = Portfolio {
         members: vec![Member::new("mpas", Start::Ops(mpas))],
         turnless: None,
+        references: References::none(),
     };
     let members = &mut portfolio.members;
     for policy in [
@@ -159,7 +164,8 @@ pub(crate) fn portfolio<'m>(
     let turnless = Graph::build_with(module, false)?;
     let print = fingerprints(&turnless);
     if !tasks.main.is_empty() {
-        task_members(module, tasks, &task_fingerprints(&print, tasks), members);
+        portfolio.references =
+            task_members(module, tasks, &task_fingerprints(&print, tasks), members);
     }
     // Last, so that a step budget that cuts the portfolio keeps the members before them.
     let mut beams = Vec::new();
@@ -226,21 +232,38 @@ impl Portfolio<'_> {
 }
 
 /// The task orders (see the module docs), each with every feeder placement, after `members`
-/// (the op orders).
-fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec<Member>) {
+/// (the op orders); returns the adopt references read off the same sequences.
+fn task_members(
+    module: &Module,
+    tasks: &Tasks,
+    print: &[u64],
+    members: &mut Vec<Member>,
+) -> References {
     let mut sequences: Vec<(String, Vec<usize>)> =
         vec![("tasks".into(), (0..tasks.main.len()).collect())];
     let dfs = family(tasks, print);
+    let nestings = nested(tasks, print);
     let latest = dfs[0].1.clone();
+    let only = |named: &[(String, Vec<usize>)]| -> Vec<Vec<usize>> {
+        named.iter().map(|(_, seq)| seq.clone()).collect()
+    };
+    let (roots, loops) = (only(&dfs), only(&nestings));
     sequences.extend(dfs);
-    sequences.extend(nested(tasks, print));
+    sequences.extend(nestings);
     for member in members.iter() {
         if let Start::Ops(order) = &member.start {
             let name = &member.name;
             sequences.push((format!("tasks-of-{name}"), tasks.sequence_of(order)));
         }
     }
+    let mut grid_curves = Vec::new();
     if let Some(grid) = detect(module, tasks) {
+        // A curve as a reference lists the grid's tasks only, the transpose's curves first.
+        for g in [grid.transposed(), grid.clone()] {
+            for curve in curves(g.rows(), g.cols()) {
+                grid_curves.push(curve.cells.iter().map(|&(r, c)| g.cells[r][c]).collect());
+            }
+        }
         for (tag, g) in [("", grid.clone()), ("transposed-", grid.transposed())] {
             for curve in curves(g.rows(), g.cols()) {
                 sequences.push((
@@ -269,8 +292,8 @@ fn task_members(module: &Module, tasks: &Tasks, print: &[u64], members: &mut Vec
             ));
         }
     }
+    References::new([roots, loops, grid_curves])
 }
-
 /// An order of a module run along another order of it (`mpas_along`, `sink_dfs_along`).
 type AlongFn = fn(&Module, &[OpId]) -> Option<Vec<OpId>>;
 

@@ -562,15 +562,21 @@ fn large_moves_rearrange_whole_cones_and_keep_a_permutation() {
 /// move keeps a permutation.
 #[test]
 fn adopt_moves_resequence_a_window_in_place() {
-    use super::adopt::{adopted, References};
+    use super::adopt::adopted;
+    use super::portfolio::portfolio;
+    use crate::analysis::bottom_levels;
+    use crate::order::{mpas_order, MpasOptions};
     let mut rng = Rng::new(5);
     let mut cases = modules();
     cases.push(case("Matmul_Case0"));
     for m in cases {
         let tasks = Tasks::of(&m).expect("tasks");
         let n = tasks.main.len();
-        let print = fingerprints(&Graph::build_with(&m, false).expect("graph"));
-        let references = References::of(&m, &tasks, &print);
+        let levels = bottom_levels(&m);
+        let mpas = mpas_order(&m, &levels, &MpasOptions::default()).expect("mpas");
+        let references = portfolio(&m, &levels, &tasks, mpas, &|| true)
+            .expect("portfolio")
+            .references;
         if n < 2 {
             assert!(references.groups().is_empty(), "{}", m.name);
             continue;
