@@ -6,7 +6,9 @@
 //! one DAG searched as given end a few percent apart either way (docs/search.md). Searched on
 //! this copy, every such choice is the same for every numbering; only MPAS's order, which the
 //! caller computes on the module as given (the paper's pass, whose turns follow the input) and
-//! hands in mapped onto the copy, and what is searched from it, still see the input's order.
+//! hands in mapped onto the copy, and what is searched from it, still see the input's order;
+//! so does the family floor, which runs the family of the module as given
+//! (`super::family_floor`).
 //!
 //! The order is a post-order of a depth-first walk against the edges of the precedence graph
 //! (dependencies and buffer lifetimes, no L0 turns) from its sinks, so each op comes just after
@@ -14,14 +16,16 @@
 //! before the next sink starts: the locality an input's own loop order usually has.
 //! - A sink to start from: the one whose cone holds the earliest op already listed (`near`:
 //!   the position of the first op listed in its cone, unset while none is), so the walk goes on
-//!   next to where it has been (the next tile of the row whose loads it holds); among sinks with
-//!   none listed, the deepest (longest path from a source) first.
+//!   next to what it has listed (on a matmul grid: the tiles sharing the first tile's first
+//!   load, then those sharing its second, then row by row); among sinks with none listed, the
+//!   deepest (longest path from a source) first.
 //! - The producers of an op: the tallest (longest path to a sink) first, as the reverse
-//!   depth-first family does (`super::family`), then by `near`.
-//! - Every remaining tie by the structural fingerprint (`super::family::fingerprints`) and only
-//!   then by id, so two numberings give different copies only where the refinement finds ops
-//!   alike and `near` does not tell them apart either (symmetric blocks no listed op breaks).
-//!
+//!   depth-first family does (`super::family`).
+//! - Every remaining tie by the structural fingerprint (`super::family::fingerprints`), then
+//!   by `near`, and only then by id, so two numberings give different copies only where the
+//!   refinement finds ops alike and `near` does not tell them apart (symmetric blocks no
+//!   listed op breaks; the sinks' key puts `near` first).
+
 //! The copy's op `i` is the module's `original[i]`; orders map both ways, and an order error the
 //! copy's stages report is renamed to the module's ops and buffers ([`Canonical::located`]).
 //!

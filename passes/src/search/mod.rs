@@ -1,14 +1,16 @@
 //! `order-search`: chooses σ by searching with the memory planner in the loop, so that
 //! `order-search{…},dlr{…},cpe{…}` gives exactly the plan the search scored.
 //!
-//! Layout, one concept per file: [`tasks`](self) groups ops into the blocks L0 exclusivity keeps
-//! together; `realize` turns a task sequence into a legal, L0-exclusive σ (the no-deadlock proof
-//! is in its header); `grid` detects task grids and the curves over them; `family` reads the
-//! reverse depth-first task sequences off the task DAG's structure; `nest` both loop nestings of
-//! nested task families (rows of a chain of state × their steps); `portfolio` lists the
-//! starting candidates (MPAS first); `prefetch` the makespan objective's extra members (the
-//! beam-led op orders with their loads run ahead); `score` measures candidates (search stage:
-//! DLR's scan and, for makespan, Freeze; final stage: the real back end and the verifier);
+//! Layout, one concept per file: `canonical` renumbers the module along an order read off its
+//! structure, the copy every stage before the final one works on; [`tasks`](self) groups ops
+//! into the blocks L0 exclusivity keeps together; `realize` turns a task sequence into a legal,
+//! L0-exclusive σ (the no-deadlock proof is in its header); `grid` detects task grids and the
+//! curves over them; `family` reads the reverse depth-first task sequences off the task DAG's
+//! structure; `nest` both loop nestings of nested task families (rows of a chain of state ×
+//! their steps); `portfolio` lists the starting candidates (MPAS first); `prefetch` the makespan
+//! objective's extra members (the beam-led op orders with their loads run ahead); `score`
+//! measures candidates (search stage: DLR's scan and, for makespan, Freeze; final stage: the
+//! real back end and the verifier);
 //! `local` runs the late-acceptance chains, with `large`'s moves of whole cones and blocks and
 //! `adopt`'s windows of structural sequences (root orders, loop nestings, grid curves);
 //! `family_floor` the orders of the reverse depth-first family that run through the back end
@@ -18,11 +20,14 @@
 //! `lattice-bench search` table), `renumbered` (its `--renumber K` table) and [`time_limits`]
 //! (its `--time-limits` table) are the user-facing side.
 //!
-//! The search: run MPAS's order through the real back end; group the tasks, build and score the
+//! The search: run MPAS's order through the real back end; build the canonical copy
+//! (`canonical`), on which everything up to the final stage runs, MPAS's order mapped onto it,
+//! so that every numbering of a module is searched alike; group the tasks, build and score the
 //! portfolio (with the shuffle members where MPAS leads it, `stages::score_portfolio`); run
 //! [`DEEP_CHAINS`] chains of local search ([`CHAINS`] for makespan), each from one of the best
 //! members, on its own seed and share of the budget; then run the best distinct
-//! orders through the real back end, in order of promise, and keep the best by the final key.
+//! orders through the real back end (on the module as given, their orders mapped back), in
+//! order of promise, and keep the best by the final key.
 //! The makespan objective also runs two *leads* (`Lead`): the traffic and the peak search's
 //! portfolio scoring and first chain, exactly as those searches run them (same budget split,
 //! start, seed and share) — the traffic lead's chain in the place of one of its own chains, the
@@ -77,8 +82,9 @@
 //! MPAS leads the portfolio, the shuffle members' shuffles and MPAS runs (`shuffle`,
 //! `portfolio::Portfolio::shuffles`, on the turnless graph and fingerprints the portfolio's
 //! build kept, which the chains use too; their scoring is within the budget), plus, where
-//! chains run, the adopt moves' references, built once from those fingerprints (`adopt`: the
-//! cost of the family, nest and grid members' builds).
+//! chains run, the adopt moves' references, which the portfolio's build hands over (`adopt`:
+//! the cost of copying the family, nest and grid members' sequences), plus the canonical copy's
+//! walk, fingerprints and renumbering (O(ROUNDS · (V + E) log V + B log B)).
 
 mod adopt;
 mod beam;
