@@ -25,7 +25,7 @@
 //!   by `near`, and only then by id, so two numberings give different copies only where the
 //!   refinement finds ops alike and `near` does not tell them apart (symmetric blocks no
 //!   listed op breaks; the sinks' key puts `near` first).
-
+//!
 //! The copy's op `i` is the module's `original[i]`; orders map both ways, and an order error the
 //! copy's stages report is renamed to the module's ops and buffers ([`Canonical::located`]).
 //!
